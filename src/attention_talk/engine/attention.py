@@ -1,0 +1,243 @@
+"""Scaled dot-product attention and multi-head attention, every intermediate kept.
+
+Follows Vaswani et al. 2017, "Attention Is All You Need" (arXiv:1706.03762), section 3.2:
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / √d_k + M) V
+
+Letters used in the shape comments:
+    n_q   number of queries (rows of Q)        n_k   number of keys / values (rows of K and V)
+    n     number of tokens in self-attention   d     model width (d_model)
+    h     number of heads                      d_k   query/key width per head
+    d_v   value width per head
+
+The explicit version is written for reading: it keeps scores, scaled, masked and weights so a slide
+can show each of them. Nothing here does I/O or imports anything beyond NumPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+NEG_INF = -np.inf
+
+
+def _as_matrix(name: str, x: np.ndarray) -> np.ndarray:
+    """Return ``x`` as a finite 2-D float64 array, or raise ValueError naming it."""
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D matrix, got shape {a.shape}")
+    if a.size and not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return a
+
+
+def softmax(x: np.ndarray, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
+    """Numerically stable softmax of ``x / temperature`` along ``axis``.
+
+    The maximum of each slice is subtracted before ``exp`` so large scores cannot overflow.
+    Entries equal to ``-inf`` (masked) get weight exactly 0. A slice that is entirely ``-inf``
+    (every position masked) returns all zeros rather than NaN: nothing is allowed, so nothing is
+    attended to.
+    """
+    if not np.isfinite(temperature) or temperature <= 0:
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+    z = np.asarray(x, dtype=np.float64) / temperature
+    if np.isnan(z).any():
+        raise ValueError("softmax input contains NaN")
+    row_max = np.max(z, axis=axis, keepdims=True)
+    safe_max = np.where(np.isfinite(row_max), row_max, 0.0)  # all-masked rows: avoid -inf - -inf
+    e = np.exp(z - safe_max)  # masked entries: exp(-inf) = 0
+    total = np.sum(e, axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
+    """Additive causal mask: 0 where query i may see key j (j <= i), -inf above the diagonal.
+
+    With ``n_k > n_q`` the queries are taken to be the last ``n_q`` positions (as when decoding
+    with a cache), so query i sees keys up to ``i + n_k - n_q``.
+    """
+    n_k = n_q if n_k is None else n_k
+    if n_q < 0 or n_k < 0:
+        raise ValueError(f"mask sizes must be >= 0, got n_q={n_q}, n_k={n_k}")
+    offset = n_k - n_q
+    allowed = np.tril(np.ones((n_q, n_k), dtype=bool), k=offset)  # (n_q, n_k)
+    return np.where(allowed, 0.0, NEG_INF)
+
+
+def padding_mask(keep: int | np.ndarray | list, n_q: int | None = None, *, total: int | None = None
+                 ) -> np.ndarray:
+    """Additive padding mask over keys: 0 for real tokens, -inf for padding, the same in every row.
+
+    ``keep`` is either a 1-D sequence of booleans (True = a real token, False = padding) or an
+    integer length, in which case ``total`` gives the padded size (the first ``length`` positions
+    are real). The result has shape ``(n_q, n_k)``; ``n_q`` defaults to ``n_k``.
+    """
+    if isinstance(keep, (int, np.integer)) and not isinstance(keep, bool):
+        if total is None:
+            raise ValueError("padding_mask(length) needs total= (the padded sequence length)")
+        if not 0 <= keep <= total:
+            raise ValueError(f"length must be between 0 and total={total}, got {keep}")
+        keep = np.arange(total) < keep
+    keep_arr = np.asarray(keep)
+    if keep_arr.ndim != 1 or keep_arr.dtype != bool:
+        raise ValueError(f"padding_mask expects a length or a 1-D sequence of booleans, got dtype "
+                         f"{keep_arr.dtype} with shape {keep_arr.shape}")
+    n_k = keep_arr.shape[0]
+    n_q = n_k if n_q is None else n_q
+    row = np.where(keep_arr, 0.0, NEG_INF)  # (n_k,)
+    return np.tile(row, (n_q, 1))  # (n_q, n_k)
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Every intermediate of one scaled dot-product attention."""
+
+    q: np.ndarray  # (n_q, d_k)
+    k: np.ndarray  # (n_k, d_k)
+    v: np.ndarray  # (n_k, d_v)
+    scores: np.ndarray  # (n_q, n_k)  Q Kᵀ
+    scale: float  # usually 1/√d_k
+    scaled: np.ndarray  # (n_q, n_k)  scores · scale
+    mask: np.ndarray  # (n_q, n_k)  additive, 0 or -inf
+    masked: np.ndarray  # (n_q, n_k)  scaled + mask
+    weights: np.ndarray  # (n_q, n_k)  softmax(masked / temperature), rows sum to 1
+    output: np.ndarray  # (n_q, d_v)  weights V
+    temperature: float = 1.0
+
+
+def scores(q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Dot product of every query with every key: Q Kᵀ."""
+    return q @ k.T  # (n_q, d_k)(d_k, n_k) = (n_q, n_k)
+
+
+def attend(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    *,
+    causal: bool = False,
+    mask: np.ndarray | None = None,
+    scale: float | None = None,
+    temperature: float = 1.0,
+) -> Attention:
+    """Scaled dot-product attention keeping every intermediate.
+
+    Works for self-attention (Q, K, V from one sequence) and cross-attention (n_q ≠ n_k).
+    ``mask`` is additive (0 keeps, -inf blocks) and is added to the causal mask when both are
+    given. ``scale`` defaults to 1/√d_k.
+    """
+    q = _as_matrix("Q", q)
+    k = _as_matrix("K", k)
+    v = _as_matrix("V", v)
+    n_q, d_k = q.shape
+    n_k = k.shape[0]
+    if k.shape[1] != d_k:
+        raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
+    if v.shape[0] != n_k:
+        raise ValueError(f"K and V must have the same number of rows n_k: K is {k.shape}, V is {v.shape}")
+    if scale is None:
+        scale = 1.0 / np.sqrt(d_k) if d_k else 1.0
+    if not np.isfinite(scale):
+        raise ValueError(f"scale must be finite, got {scale!r}")
+
+    full_mask = np.zeros((n_q, n_k))  # (n_q, n_k)
+    if causal:
+        full_mask = full_mask + causal_mask(n_q, n_k)
+    if mask is not None:
+        m = np.asarray(mask, dtype=np.float64)
+        if m.shape != (n_q, n_k):
+            raise ValueError(f"mask must have shape (n_q, n_k) = {(n_q, n_k)}, got {m.shape}")
+        if np.isnan(m).any() or (m == np.inf).any():
+            raise ValueError("mask must contain only finite values or -inf")
+        full_mask = full_mask + m
+
+    s = scores(q, k)  # (n_q, n_k)
+    scaled = s * scale  # (n_q, n_k)
+    masked = scaled + full_mask  # (n_q, n_k)
+    weights = softmax(masked, axis=-1, temperature=temperature)  # (n_q, n_k)
+    output = weights @ v  # (n_q, n_k)(n_k, d_v) = (n_q, d_v)
+    return Attention(q=q, k=k, v=v, scores=s, scale=float(scale), scaled=scaled, mask=full_mask,
+                     masked=masked, weights=weights, output=output, temperature=float(temperature))
+
+
+@dataclass(frozen=True)
+class MultiHead:
+    """Every intermediate of multi-head attention."""
+
+    heads: list[Attention]  # one per head
+    concat: np.ndarray  # (n, h·d_v)  head outputs side by side
+    output: np.ndarray  # (n, d)      concat W_O
+    head_outputs: list[np.ndarray]  # each (n, d): head i's output through its slice of W_O
+
+    @property
+    def sum_of_heads(self) -> np.ndarray:
+        """Σ_i head_i · W_O[i·d_v:(i+1)·d_v, :] — equal to concat · W_O."""
+        return np.sum(self.head_outputs, axis=0)
+
+
+def split_heads(w: np.ndarray, heads: int) -> list[np.ndarray]:
+    """Split a (d, h·d_k) projection into h column blocks of shape (d, d_k)."""
+    return np.split(w, heads, axis=1)
+
+
+def merge_heads(outputs: list[np.ndarray]) -> np.ndarray:
+    """Concatenate head outputs (each (n, d_v)) side by side into (n, h·d_v)."""
+    return np.concatenate(outputs, axis=1)
+
+
+def multi_head(
+    x: np.ndarray,
+    w_q: np.ndarray,
+    w_k: np.ndarray,
+    w_v: np.ndarray,
+    w_o: np.ndarray,
+    *,
+    heads: int,
+    causal: bool = False,
+    mask: np.ndarray | None = None,
+    scale: float | None = None,
+    temperature: float = 1.0,
+    context: np.ndarray | None = None,
+) -> MultiHead:
+    """Multi-head attention: MultiHead(X) = Concat(head_1, …, head_h) W_O.
+
+    ``w_q`` and ``w_k`` are (d, h·d_k), ``w_v`` is (d, h·d_v) and ``w_o`` is (h·d_v, d_out); head i
+    uses the i-th column block of each. With ``context`` given, keys and values come from it
+    (cross-attention); otherwise from ``x`` (self-attention).
+    """
+    if not isinstance(heads, (int, np.integer)) or isinstance(heads, bool) or heads < 1:
+        raise ValueError(f"heads must be a positive integer, got {heads!r}")
+    x = _as_matrix("X", x)
+    src = x if context is None else _as_matrix("context", context)
+    w_q, w_k, w_v, w_o = (_as_matrix(nm, w) for nm, w in
+                          (("W_Q", w_q), ("W_K", w_k), ("W_V", w_v), ("W_O", w_o)))
+    d = x.shape[1]
+    if src.shape[1] != d:
+        raise ValueError(f"X and context must have the same width: X is {x.shape}, context is {src.shape}")
+    for name, w in (("W_Q", w_q), ("W_K", w_k), ("W_V", w_v)):
+        if w.shape[0] != d:
+            raise ValueError(f"{name} must have {d} rows to match X {x.shape}, got shape {w.shape}")
+        if w.shape[1] % heads:
+            raise ValueError(f"{name} has {w.shape[1]} columns, which {heads} heads do not divide")
+    if w_q.shape[1] != w_k.shape[1]:
+        raise ValueError(f"W_Q and W_K must have the same shape: {w_q.shape} vs {w_k.shape}")
+    if w_o.shape[0] != w_v.shape[1]:
+        raise ValueError(f"W_O must have h·d_v = {w_v.shape[1]} rows, got shape {w_o.shape}")
+
+    q_all = x @ w_q  # (n_q, h·d_k)
+    k_all = src @ w_k  # (n_k, h·d_k)
+    v_all = src @ w_v  # (n_k, h·d_v)
+    results = [
+        attend(q, k, v, causal=causal, mask=mask, scale=scale, temperature=temperature)
+        for q, k, v in zip(np.split(q_all, heads, axis=1), np.split(k_all, heads, axis=1),
+                           np.split(v_all, heads, axis=1), strict=True)
+    ]
+    outputs = [r.output for r in results]  # each (n_q, d_v)
+    concat = merge_heads(outputs)  # (n_q, h·d_v)
+    output = concat @ w_o  # (n_q, d_out)
+    w_o_slices = np.split(w_o, heads, axis=0)  # each (d_v, d_out)
+    head_outputs = [o @ w for o, w in zip(outputs, w_o_slices, strict=True)]  # each (n_q, d_out)
+    return MultiHead(heads=results, concat=concat, output=output, head_outputs=head_outputs)
