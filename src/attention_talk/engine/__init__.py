@@ -19,16 +19,47 @@ from attention_talk.engine.attention import (
     softmax,
     split_heads,
 )
+from attention_talk.engine.costs import (
+    PRESETS,
+    Costs,
+    Count,
+    MLAShape,
+    PerContext,
+    Preset,
+    costs,
+    get_preset,
+)
+from attention_talk.engine.decode import Decode, DecodeStep, KVCache, decode, decode_step
+from attention_talk.engine.embeddings import embed, sinusoidal_positions
+from attention_talk.engine.flash import FlashAttention, Tile, flash_attend
 
 __all__ = [
+    "PRESETS",
     "Attention",
+    "Costs",
+    "Count",
+    "Decode",
+    "DecodeStep",
+    "FlashAttention",
+    "KVCache",
+    "MLAShape",
     "MultiHead",
+    "PerContext",
+    "Preset",
+    "Tile",
     "attend",
     "causal_mask",
+    "costs",
+    "decode",
+    "decode_step",
+    "embed",
+    "flash_attend",
+    "get_preset",
     "merge_heads",
     "multi_head",
     "padding_mask",
     "scores",
+    "sinusoidal_positions",
     "softmax",
     "split_heads",
 ]

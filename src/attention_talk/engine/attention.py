@@ -43,14 +43,23 @@ def softmax(x: np.ndarray, axis: int = -1, temperature: float = 1.0) -> np.ndarr
     """
     if not np.isfinite(temperature) or temperature <= 0:
         raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
-    z = np.asarray(x, dtype=np.float64) / temperature
-    if np.isnan(z).any():
+    x = np.asarray(x, dtype=np.float64)
+    if x.shape and x.shape[axis] == 0:
+        return np.zeros_like(x)
+    row_max = np.max(x, axis=axis, keepdims=True)  # NaN propagates into the max
+    if np.isnan(row_max).any():
         raise ValueError("softmax input contains NaN")
-    row_max = np.max(z, axis=axis, keepdims=True)
+    if (row_max == np.inf).any():
+        raise ValueError("softmax input contains +inf")
     safe_max = np.where(np.isfinite(row_max), row_max, 0.0)  # all-masked rows: avoid -inf - -inf
-    e = np.exp(z - safe_max)  # masked entries: exp(-inf) = 0
+    # Subtract the max before dividing by the temperature: x / T could overflow, (x - max) / T cannot.
+    e = x - safe_max  # fresh array, so the steps below may work in place
+    if temperature != 1.0:
+        e /= temperature
+    np.exp(e, out=e)  # masked entries: exp(-inf) = 0
     total = np.sum(e, axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    e /= np.where(total > 0, total, 1.0)  # a zero total means every entry is already 0
+    return e
 
 
 def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
