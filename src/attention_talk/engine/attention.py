@@ -53,9 +53,10 @@ def softmax(x: np.ndarray, axis: int = -1, temperature: float = 1.0) -> np.ndarr
         raise ValueError("softmax input contains +inf")
     safe_max = np.where(np.isfinite(row_max), row_max, 0.0)  # all-masked rows: avoid -inf - -inf
     # Subtract the max before dividing by the temperature: x / T could overflow, (x - max) / T cannot.
-    e = x - safe_max  # fresh array, so the steps below may work in place
-    if temperature != 1.0:
-        e /= temperature
+    with np.errstate(over="ignore"):  # x - max <= 0, so overflow can only give -inf, i.e. weight 0
+        e = x - safe_max  # fresh array, so the steps below may work in place
+        if temperature != 1.0:
+            e /= temperature
     np.exp(e, out=e)  # masked entries: exp(-inf) = 0
     total = np.sum(e, axis=axis, keepdims=True)
     e /= np.where(total > 0, total, 1.0)  # a zero total means every entry is already 0
