@@ -153,9 +153,7 @@ def attend(
     if not np.isfinite(scale):
         raise ValueError(f"scale must be finite, got {scale!r}")
 
-    full_mask = np.zeros((n_q, n_k))  # (n_q, n_k)
-    if causal:
-        full_mask = full_mask + causal_mask(n_q, n_k)
+    full_mask = causal_mask(n_q, n_k) if causal else np.zeros((n_q, n_k))  # (n_q, n_k)
     if mask is not None:
         m = np.asarray(mask, dtype=np.float64)
         if m.shape != (n_q, n_k):
@@ -166,7 +164,10 @@ def attend(
 
     s = scores(q, k)  # (n_q, n_k)
     scaled = s * scale  # (n_q, n_k)
-    masked = scaled + full_mask  # (n_q, n_k)
+    if causal or mask is not None:
+        masked = scaled + full_mask  # (n_q, n_k)
+    else:
+        masked = scaled.copy()  # (n_q, n_k)  adding an all-zero mask would only cost a pass
     weights = softmax(masked, axis=-1, temperature=temperature)  # (n_q, n_k)
     output = weights @ v  # (n_q, n_k)(n_k, d_v) = (n_q, d_v)
     return Attention(q=q, k=k, v=v, scores=s, scale=float(scale), scaled=scaled, mask=full_mask,

@@ -75,10 +75,17 @@ def tile_scores(q_i: np.ndarray, k_j: np.ndarray, scale: float, rows, cols, caus
     return s, True
 
 
+def finite_or_zero(x: np.ndarray) -> np.ndarray:
+    """``x`` with -inf (a row the mask blocks entirely) replaced by 0, so exp(S − m̃) stays 0, not NaN."""
+    return x if np.isfinite(x).all() else np.where(np.isfinite(x), x, 0.0)
+
+
 def rescale(old: np.ndarray, new: np.ndarray) -> np.ndarray:
     """e^(old − new), taken as 0 where ``old`` is -inf (nothing seen yet, or a fully masked row)."""
+    if np.isfinite(new).all():  # the usual case: exp(-inf - finite) is already 0
+        return np.exp(old - new)  # (b_r,)
     finite = np.isfinite(old)  # (b_r,)  where old is finite, new >= old is finite too
-    diff = np.where(finite, old, 0.0) - np.where(finite, new, 0.0)  # (b_r,)
+    diff = np.where(finite, old, 0.0) - np.where(finite, new, 0.0)  # (b_r,)  avoids -inf - -inf
     return np.where(finite, np.exp(diff), 0.0)  # (b_r,)
 
 
@@ -118,7 +125,7 @@ def flash_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, block_size: int
             r = slice(*rows)
             s, masked = tile_scores(q[r], k_j, scale, rows, cols, causal, offset)  # (b_r, b_c)
             m_tilde = s.max(axis=1)  # (b_r,)
-            p_tilde = np.exp(s - np.where(np.isfinite(m_tilde), m_tilde, 0.0)[:, None])  # (b_r, b_c)
+            p_tilde = np.exp(s - finite_or_zero(m_tilde)[:, None])  # (b_r, b_c)
             l_tilde = p_tilde.sum(axis=1)  # (b_r,)
             m_new = np.maximum(m[r], m_tilde)  # (b_r,)
             alpha = rescale(m[r], m_new)  # (b_r,)  e^(m − m_new)

@@ -1,0 +1,3 @@
+from attention_talk.cli import app
+
+app()

@@ -1,0 +1,71 @@
+"""The command line: ``attention-talk serve | validate | schema``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from attention_talk.deck import DeckError, deck_files, json_schema, load_deck
+
+app = typer.Typer(help="An animated talk on transformer attention.", no_args_is_help=True,
+                  add_completion=False)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface (default 127.0.0.1, or ATTENTION_TALK_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 8000, or ATTENTION_TALK_PORT).")] = None,
+    reload: Annotated[bool, typer.Option(help="Restart when the code changes (development).")] = False,
+    workers: Annotated[int | None, typer.Option(help="Server processes (ATTENTION_TALK_WORKERS).")] = None,
+) -> None:
+    """Serve the talk (default http://127.0.0.1:8000)."""
+    import uvicorn
+
+    from attention_talk.web.settings import Settings
+
+    settings = Settings()
+    uvicorn.run("attention_talk.web.app:create_app", factory=True, host=host or settings.host,
+                port=port or settings.port, reload=reload,
+                workers=None if reload else (workers or settings.workers),
+                log_level=settings.log_level, proxy_headers=True)
+
+
+@app.command()
+def validate(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Deck files or folders (default: the slides folder).")] = None,
+) -> None:
+    """Check deck files; print every error with its file, slide, step and field; exit 1 on any."""
+    from attention_talk.web.settings import Settings
+
+    targets = paths or [Settings().decks_dir]
+    files: list[Path] = []
+    for p in targets:
+        files.extend(deck_files(p) if p.is_dir() else [p])
+    if not files:
+        typer.echo("no deck files found", err=True)
+        raise typer.Exit(1)
+    failed = 0
+    for f in files:
+        try:
+            deck = load_deck(f)
+        except DeckError as exc:
+            failed += 1
+            for e in exc.errors:
+                typer.echo(f"{f}: {e}", err=True)
+            continue
+        typer.echo(f"{f}: ok ({len(deck.slides)} slides, {deck.step_count} steps)")
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of a deck file."""
+    typer.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,102 @@
+"""The Frame: everything the player draws for one step, as JSON. The player never does maths.
+
+Coordinates are in stage units: the stage is 1600 × 900 (16:9) and scales to the window.
+A tensor's ``values`` hold only its display window (``row_index`` × ``col_index`` of the full
+``shape``); ``null`` stands for −∞ (a masked score), which JSON cannot carry.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+STAGE_W, STAGE_H = 1600, 900
+
+Kind = Literal["input", "query", "key", "value", "scores", "mask", "weights", "output", "weight",
+               "neutral"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Box(_Model):
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+class Highlight(_Model):
+    rows: list[int] = Field(default_factory=list, description="Full-tensor row indices.")
+    cols: list[int] = Field(default_factory=list, description="Full-tensor column indices.")
+    cells: list[tuple[int, int]] = Field(default_factory=list)
+
+
+class Tensor(_Model):
+    name: str = Field(description="Stable id within a slide; the player animates tensors by name.")
+    label: str = Field(description="Title drawn above the matrix, e.g. 'Q = X·W_Q'.")
+    kind: Kind
+    shape: tuple[int, ...]
+    rows: list[str] = Field(description="Labels of the displayed rows.")
+    cols: list[str] = Field(description="Labels of the displayed columns.")
+    row_index: list[int] = Field(description="Full-tensor index of each displayed row.")
+    col_index: list[int] = Field(description="Full-tensor index of each displayed column.")
+    values: list[list[float | None]] = Field(description="Displayed values; null means −∞.")
+    box: Box
+    digits: int = 2
+    heat: bool = Field(default=False, description="Colour cells by value (a heatmap).")
+    highlight: Highlight = Field(default_factory=Highlight)
+    transposed: bool = False
+    gutter: float | None = Field(default=None, description="Width of the row-label gutter; tensors that "
+                                 "share a gutter line up their columns.")
+    reveal: Literal["all", "highlight", "none"] = Field(
+        default="all", description="Which cells show their number: all, only highlighted ones, none.")
+
+
+class Counter(_Model):
+    id: str
+    label: str
+    value: float
+    formula: str
+    source: str
+    unit: str = ""
+
+
+class Note(_Model):
+    """A short annotation drawn on the stage (text computed from the frame's numbers)."""
+
+    id: str
+    text: str
+    box: Box
+    kind: Kind = "neutral"
+
+
+class Arrow(_Model):
+    id: str
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    label: str = ""
+
+
+class FrameBody(_Model):
+    """What a builder returns: the drawing, without the step's words."""
+
+    tensors: list[Tensor] = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=list)
+    arrows: list[Arrow] = Field(default_factory=list)
+    counters: list[Counter] = Field(default_factory=list)
+
+
+class Frame(FrameBody):
+    deck: str
+    slide: str
+    slide_number: int = Field(description="1-based")
+    step: int = Field(description="1-based")
+    steps: int
+    caption: str
+    narration: str
+    builder: str | None = None

@@ -1,0 +1,83 @@
+"""The live attention API's maths: the whole multi-head chain for a user's own tokens.
+
+Token embeddings are random but stable: a token's row depends only on the seed and the token's
+text, so the same word gets the same starting row wherever it stands. Positions are added with
+Vaswani's sinusoidal encoding. Projections are drawn from ``default_rng(seed)`` with variance
+1/d_model (so scores stay in a readable range).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from attention_talk.engine import MultiHead, multi_head, sinusoidal_positions
+from attention_talk.engine.costs import Preset, costs
+
+
+@dataclass(frozen=True)
+class Chain:
+    tokens: list[str]
+    x: np.ndarray  # (n, d) embeddings + positions
+    w_q: np.ndarray  # (d, h·d_k)
+    w_k: np.ndarray  # (d, h·d_k)
+    w_v: np.ndarray  # (d, h·d_k)
+    w_o: np.ndarray  # (h·d_k, d)
+    result: MultiHead
+
+
+def token_embedding(token: str, d: int, seed: int) -> np.ndarray:
+    """A stable random row for ``token``: the same text and seed always give the same row."""
+    digest = hashlib.blake2b(f"{seed}\x00{token}".encode(), digest_size=8).digest()
+    return np.random.default_rng(int.from_bytes(digest, "little")).normal(0.0, 1.0, d)  # (d,)
+
+
+def run_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: bool,
+              temperature: float, seed: int) -> Chain:
+    n = len(tokens)
+    x = np.stack([token_embedding(t, d_model, seed) for t in tokens])  # (n, d)
+    x = x + sinusoidal_positions(n, d_model)  # (n, d)
+    rng = np.random.default_rng(seed)
+    std = 1.0 / np.sqrt(d_model)
+    w_q, w_k, w_v = (rng.normal(0.0, std, (d_model, heads * d_k)) for _ in range(3))  # (d, h·d_k)
+    w_o = rng.normal(0.0, 1.0 / np.sqrt(heads * d_k), (heads * d_k, d_model))  # (h·d_k, d)
+    result = multi_head(x, w_q, w_k, w_v, w_o, heads=heads, causal=causal, temperature=temperature)
+    return Chain(tokens, x, w_q, w_k, w_v, w_o, result)
+
+
+def chain_costs(n: int, *, d_model: int, heads: int, d_k: int) -> dict[str, dict]:
+    """The cost model's counts for these dimensions (one layer, bf16 cache)."""
+    preset = Preset(name="custom", d_model=d_model, heads=heads, d_k=d_k, d_v=d_k, layers=1,
+                    source="the request's dimensions")
+    c = costs(preset)
+    out = {
+        "weights_attention": c.weights_attention(),
+        "flops_per_token": c.flops_per_token().at(n),
+        "kv_bytes_per_token_layer": c.kv_bytes_per_token_layer("mha"),
+        "attention_map_cells": c.attention_map_cells(n),
+    }
+    return {k: v.to_dict() for k, v in out.items()}
+
+
+def _json_matrix(a: np.ndarray) -> list[list[float | None]]:
+    """Rows of floats; −∞ (a masked score) becomes null, which JSON can carry."""
+    return [[None if v == -np.inf else float(v) for v in row] for row in a]
+
+
+def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int) -> dict:
+    heads_json = [
+        {"head": i + 1, "q": _json_matrix(h.q), "k": _json_matrix(h.k), "v": _json_matrix(h.v),
+         "scores": _json_matrix(h.scores), "scaled": _json_matrix(h.scaled),
+         "masked": _json_matrix(h.masked), "weights": _json_matrix(h.weights),
+         "output": _json_matrix(h.output)}
+        for i, h in enumerate(chain.result.heads)
+    ]
+    return {
+        "tokens": chain.tokens, "d_model": d_model, "heads": heads, "d_k": d_k,
+        "scale": chain.result.heads[0].scale, "x": _json_matrix(chain.x),
+        "per_head": heads_json, "concat": _json_matrix(chain.result.concat),
+        "output": _json_matrix(chain.result.output),
+        "costs": chain_costs(len(chain.tokens), d_model=d_model, heads=heads, d_k=d_k),
+    }

@@ -1,0 +1,123 @@
+"""The story model: designed illustrative inputs at DeepSeek-V3.2's real sizes.
+
+Chapter 1 follows one sentence ("the old dog sleeps by the fire") through one attention head of
+width d_k = 128 reading tokens of width d = 7,168. Real weights would need a real model, so the
+inputs here are *designed*: every number the talk shows is then computed from them by the engine.
+
+How they are designed (all randomness from ``numpy.random.default_rng(seed)``):
+
+- Each word has a word class (determiner, adjective, noun, verb, preposition). ``F`` is the
+  (n, f) one-hot table of classes, f = 5.
+- ``P`` is (f, d) with orthonormal rows: the directions of the embedding space that carry the
+  class. Embeddings are ``X = EMBED_GAIN · F P + noise``, noise ~ N(0, EMBED_NOISE²) on all d
+  coordinates, so a row looks like an ordinary dense vector.
+- ``R`` is (f, d_k) with orthonormal rows. The projections are
+  ``W_Q = Pᵀ B R · c / EMBED_GAIN``, ``W_K = Pᵀ R · c / EMBED_GAIN`` and
+  ``W_V = Pᵀ R_V · c_v / EMBED_GAIN``, plus small noise, so that ``Q Kᵀ ≈ c² F B Fᵀ``.
+  ``B`` (``AFFINITY``) says how much a word of one class looks for a word of another;
+  c² = √d_k cancels the 1/√d_k scale, so the *scaled* scores are close to ``F B Fᵀ``.
+- ``W_O`` (d_k, d) maps a head's 128 numbers back to the stream's 7,168.
+
+The designed affinities make "dog" (a noun) look mostly for the adjective before it ("old"), a
+little at itself and hardly at "the"; the tests check the computed weights keep that story.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from attention_talk.engine import Attention, attend
+
+CLASSES = ("det", "adj", "noun", "verb", "prep")
+WORD_CLASS = {
+    "the": "det", "a": "det", "an": "det", "its": "det", "his": "det", "her": "det",
+    "old": "adj", "young": "adj", "big": "adj", "small": "adj", "warm": "adj", "brown": "adj",
+    "lazy": "adj", "quick": "adj",
+    "dog": "noun", "cat": "noun", "fire": "noun", "bat": "noun", "mat": "noun", "cave": "noun",
+    "ball": "noun", "boy": "noun", "girl": "noun", "bank": "noun", "river": "noun",
+    "sleeps": "verb", "runs": "verb", "sat": "verb", "swung": "verb", "flew": "verb", "sees": "verb",
+    "by": "prep", "on": "prep", "in": "prep", "near": "prep", "under": "prep", "at": "prep",
+}
+# AFFINITY[c_query, c_key]: the scaled score a word of class c_query gives a key of class c_key.
+# Rows: what each class looks for. Columns in CLASSES order.
+AFFINITY = np.array([
+    #  det   adj   noun  verb  prep
+    [1.0, 0.0, 0.4, 0.0, 0.0],  # det: itself, a little to nouns
+    [1.3, 1.0, 0.0, 0.0, 0.0],  # adj: the determiner it follows
+    [0.2, 2.3, 1.4, 0.3, 1.0],  # noun: its adjective most, itself some
+    [0.0, 0.3, 2.4, 1.0, 0.0],  # verb: its subject noun
+    [0.0, 0.0, 0.6, 2.0, 1.0],  # prep: the verb it modifies
+])
+EMBED_GAIN = 25.0
+EMBED_NOISE = 0.2
+WEIGHT_NOISE = 0.003
+
+
+@dataclass(frozen=True)
+class StoryModel:
+    """Designed embeddings and one head's projections for a sentence."""
+
+    tokens: tuple[str, ...]
+    x: np.ndarray  # (n, d)    token embeddings
+    w_q: np.ndarray  # (d, d_k)
+    w_k: np.ndarray  # (d, d_k)
+    w_v: np.ndarray  # (d, d_v)
+    w_o: np.ndarray  # (d_v, d)
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+    @cached_property
+    def q(self) -> np.ndarray:
+        return self.x @ self.w_q  # (n, d_k)
+
+    @cached_property
+    def k(self) -> np.ndarray:
+        return self.x @ self.w_k  # (n, d_k)
+
+    @cached_property
+    def v(self) -> np.ndarray:
+        return self.x @ self.w_v  # (n, d_v)
+
+    def attention(self, *, causal: bool = True) -> Attention:
+        return attend(self.q, self.k, self.v, causal=causal)
+
+    @cached_property
+    def head_output(self) -> np.ndarray:
+        return self.attention(causal=True).output @ self.w_o  # (n, d)
+
+    def index(self, token: str) -> int:
+        """Position of the first occurrence of ``token``."""
+        return self.tokens.index(token)
+
+
+def _orthonormal_rows(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
+    q, _ = np.linalg.qr(rng.standard_normal((cols, rows)))  # (cols, rows), orthonormal columns
+    return q.T  # (rows, cols)
+
+
+def word_class(token: str) -> int:
+    return CLASSES.index(WORD_CLASS.get(token.lower(), "noun"))
+
+
+def build_story(tokens: list[str] | tuple[str, ...], *, seed: int, d: int = 7168, d_k: int = 128
+                ) -> StoryModel:
+    """Designed inputs for ``tokens`` at width ``d`` with one head of width ``d_k``."""
+    rng = np.random.default_rng(seed)
+    n, f = len(tokens), len(CLASSES)
+    feats = np.zeros((n, f))  # (n, f)
+    feats[np.arange(n), [word_class(t) for t in tokens]] = 1.0
+    p = _orthonormal_rows(rng, f, d)  # (f, d)
+    r = _orthonormal_rows(rng, f, d_k)  # (f, d_k)
+    r_v = _orthonormal_rows(rng, f, d_k)  # (f, d_v)
+    c = d_k ** 0.25  # c² = √d_k cancels the 1/√d_k scale
+    x = EMBED_GAIN * feats @ p + rng.normal(0.0, EMBED_NOISE, (n, d))  # (n, d)
+    w_q = p.T @ AFFINITY @ r * (c / EMBED_GAIN) + rng.normal(0, WEIGHT_NOISE, (d, d_k))  # (d, d_k)
+    w_k = p.T @ r * (c / EMBED_GAIN) + rng.normal(0, WEIGHT_NOISE, (d, d_k))  # (d, d_k)
+    w_v = p.T @ r_v * (4.0 / EMBED_GAIN) + rng.normal(0, WEIGHT_NOISE, (d, d_k))  # (d, d_v)
+    w_o = r_v.T @ p * 2.0 + rng.normal(0, WEIGHT_NOISE, (d_k, d))  # (d_v, d)
+    return StoryModel(tuple(tokens), x, w_q, w_k, w_v, w_o)

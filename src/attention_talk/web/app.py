@@ -1,0 +1,34 @@
+"""The app factory: create the app, add middleware, include routers. Nothing else."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from fastapi.staticfiles import StaticFiles
+
+from attention_talk import __version__
+from attention_talk.paths import data_dir
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from attention_talk.web.errors import http_error_handler, validation_error_handler
+from attention_talk.web.routes import api, pages
+from attention_talk.web.security import SecurityHeaders
+from attention_talk.web.settings import Settings
+from attention_talk.web.store import Store
+
+
+def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
+    settings = settings or Settings()
+    app = FastAPI(title="attention-talk", version=__version__, docs_url=None, redoc_url=None,
+                  description="An animated talk on transformer attention; every number computed "
+                              "by a NumPy engine. Frames, decks, costs and a live attention API.")
+    app.state.settings = settings
+    app.state.store = store or Store.load(settings.decks_dir)
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    app.add_middleware(SecurityHeaders)
+    app.mount("/static", StaticFiles(directory=data_dir("static")), name="static")
+    pages.mount_docs_assets(app)
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    return app

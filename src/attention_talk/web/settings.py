@@ -1,0 +1,28 @@
+"""The one place that reads the environment: every setting, with its default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from attention_talk.paths import data_dir
+
+
+class Settings(BaseSettings):
+    """Settings from environment variables prefixed ``ATTENTION_TALK_`` (e.g. ATTENTION_TALK_PORT)."""
+
+    model_config = SettingsConfigDict(env_prefix="ATTENTION_TALK_", extra="ignore")
+
+    host: str = Field(default="127.0.0.1", description="Interface to listen on.")
+    port: int = Field(default=8000, ge=1, le=65535, description="TCP port to listen on.")
+    decks_dir: Path = Field(default_factory=lambda: data_dir("slides"),
+                            description="Folder of deck YAML files.")
+    workers: int = Field(default=1, ge=1, le=64, description="Number of server processes.")
+    log_level: str = Field(default="info", description="Log level: debug, info, warning, error.")
+    frames_max_age: int = Field(default=300, ge=0,
+                                description="Cache-Control max-age (seconds) for frames responses.")
+
+
+SETTING_DOCS = {name: field.description for name, field in Settings.model_fields.items()}

@@ -1,0 +1,38 @@
+// Entry point: read the deck manifest and key table from the page, wire the player to its
+// controllers and views, then open the step named in the URL.
+import { CaptionController } from "./controllers/caption.js";
+import { HelpController } from "./controllers/help.js";
+import { KeyboardController } from "./controllers/keyboard.js";
+import { LocationController, parseHash } from "./controllers/location.js";
+import { ProgressController } from "./controllers/progress.js";
+import { TouchController } from "./controllers/touch.js";
+import { FrameStore } from "./frames.js";
+import { Player, registerNavigation } from "./player.js";
+import { StageView } from "./views/stage.js";
+
+const readJson = (id) => JSON.parse(document.getElementById(id).textContent);
+
+const manifest = readJson("deck-data");
+const keyTable = readJson("key-data");
+const root = document.getElementById("player");
+const player = new Player(manifest);
+registerNavigation(player);
+const frames = new FrameStore(manifest.id, manifest.slides);
+
+const start = parseHash(location.hash);
+if (start) player.go(start.slide, start.step, { source: "location" });
+frames.prefetch(player.currentSlide.id).catch((err) => console.warn(err.message));
+
+const controllers = [
+  new StageView(player, root, frames),
+  new CaptionController(player, root),
+  new ProgressController(player, root),
+  new LocationController(player),
+  new HelpController(player, root),
+  new KeyboardController(player, keyTable),
+  new TouchController(player, root),
+].map((c) => c.bind());
+
+player.refresh("start");
+root.classList.add("ready");
+window.attentionTalk = { player, frames, controllers };

@@ -1,0 +1,76 @@
+// The player: the one owner of state. Everything else listens to "stepchange" or calls actions.
+// State is serializable: {slide, step, paused, overview}; slide and step are 1-based, as in the URL.
+
+export class Player extends EventTarget {
+  constructor(manifest) {
+    super();
+    this.manifest = manifest;
+    this.slides = manifest.slides;
+    this.state = { slide: 1, step: 1, paused: false, overview: false };
+    this.actions = new Map();
+  }
+
+  get slideCount() { return this.slides.length; }
+  stepsOf(slide) { return this.slides[slide - 1].steps; }
+  get currentSlide() { return this.slides[this.state.slide - 1]; }
+
+  /** Index of the current step across the whole talk, 1-based. */
+  get globalStep() {
+    let n = 0;
+    for (let i = 1; i < this.state.slide; i++) n += this.stepsOf(i);
+    return n + this.state.step;
+  }
+
+  get totalSteps() { return this.slides.reduce((sum, s) => sum + s.steps, 0); }
+
+  /** Move to (slide, step), clamped to the deck. Returns whether anything changed. */
+  go(slide, step, { source = "player" } = {}) {
+    const s = Math.min(Math.max(1, Math.trunc(slide) || 1), this.slideCount);
+    const t = Math.min(Math.max(1, Math.trunc(step) || 1), this.stepsOf(s));
+    if (s === this.state.slide && t === this.state.step) return false;
+    const previous = { ...this.state };
+    this.state = { ...this.state, slide: s, step: t };
+    this.dispatchEvent(new CustomEvent("stepchange", { detail: { state: { ...this.state }, previous, source } }));
+    return true;
+  }
+
+  /** Re-announce the current state (after start-up or a late listener). */
+  refresh(source = "player") {
+    const state = { ...this.state };
+    this.dispatchEvent(new CustomEvent("stepchange", { detail: { state, previous: state, source } }));
+  }
+
+  next() {
+    const { slide, step } = this.state;
+    if (step < this.stepsOf(slide)) return this.go(slide, step + 1);
+    if (slide < this.slideCount) return this.go(slide + 1, 1);
+    return false;
+  }
+
+  prev() {
+    const { slide, step } = this.state;
+    if (step > 1) return this.go(slide, step - 1);
+    if (slide > 1) return this.go(slide - 1, this.stepsOf(slide - 1));
+    return false;
+  }
+
+  nextSlide() { return this.go(this.state.slide + 1, 1); }
+  prevSlide() { return this.state.step > 1 ? this.go(this.state.slide, 1) : this.go(this.state.slide - 1, 1); }
+  first() { return this.go(1, 1); }
+  last() { return this.go(this.slideCount, this.stepsOf(this.slideCount)); }
+
+  /** Actions are named so that one key table can drive them (see web/keys.py). */
+  register(name, fn) { this.actions.set(name, fn); }
+  perform(name, ...args) {
+    const fn = this.actions.get(name);
+    if (!fn) return false;
+    fn(...args);
+    return true;
+  }
+}
+
+export function registerNavigation(player) {
+  for (const name of ["next", "prev", "nextSlide", "prevSlide", "first", "last"]) {
+    player.register(name, () => player[name]());
+  }
+}

@@ -1,0 +1,24 @@
+// Annotations computed by the frame builder, drawn as HTML boxes on the stage.
+import { reducedMotion } from "./format.js";
+
+export function renderNotes(layer, notes) {
+  const existing = new Map([...layer.querySelectorAll(":scope > .note")].map((el) => [el.dataset.note, el]));
+  for (const n of notes) {
+    let el = existing.get(n.id);
+    existing.delete(n.id);
+    if (!el) {
+      el = document.createElement("div");
+      el.dataset.note = n.id;
+      layer.appendChild(el);
+      if (!reducedMotion()) {
+        el.classList.add("entering");
+        requestAnimationFrame(() => requestAnimationFrame(() => el.classList.remove("entering")));
+      }
+    }
+    el.className = `note kind-${n.kind}`;
+    Object.assign(el.style, { left: `${n.box.x}px`, top: `${n.box.y}px`, width: `${n.box.w}px`,
+      maxHeight: `${n.box.h}px` });
+    el.textContent = n.text;
+  }
+  for (const el of existing.values()) el.remove();
+}
