@@ -220,3 +220,14 @@ def test_multi_head_errors():
         multi_head(x, w, np.ones((3, 4)), w, w, heads=2)
     with pytest.raises(ValueError, match=r"W_O must have h·d_v = 4 rows, got shape \(2, 4\)"):
         multi_head(x, w, w, w, np.ones((2, 4)), heads=2)
+
+
+def test_unmasked_attention_keeps_distinct_intermediates():
+    rng = np.random.default_rng(7)
+    q = rng.normal(size=(3, 2))
+    a = attend(q, q, q)
+    assert a.mask.tolist() == [[0.0] * 3] * 3
+    np.testing.assert_array_equal(a.masked, a.scaled)
+    assert not np.shares_memory(a.masked, a.scaled) and not np.shares_memory(a.weights, a.masked)
+    c = attend(q, q, q, causal=True, mask=padding_mask([True, True, False]))
+    assert np.isneginf(c.masked[0, 1]) and np.isneginf(c.masked[2, 2]) and c.masked[2, 1] == c.scaled[2, 1]

@@ -164,10 +164,8 @@ def attend(
 
     s = scores(q, k)  # (n_q, n_k)
     scaled = s * scale  # (n_q, n_k)
-    if causal or mask is not None:
-        masked = scaled + full_mask  # (n_q, n_k)
-    else:
-        masked = scaled.copy()  # (n_q, n_k)  adding an all-zero mask would only cost a pass
+    has_mask = causal or mask is not None  # adding an all-zero mask would only cost a pass
+    masked = scaled + full_mask if has_mask else scaled.copy()  # (n_q, n_k)
     weights = softmax(masked, axis=-1, temperature=temperature)  # (n_q, n_k)
     output = weights @ v  # (n_q, n_k)(n_k, d_v) = (n_q, d_v)
     return Attention(q=q, k=k, v=v, scores=s, scale=float(scale), scaled=scaled, mask=full_mask,
