@@ -50,8 +50,8 @@ def sinusoidal_positions(n: int, d: int) -> np.ndarray:
 
     Even columns 2i hold sin(pos / 10000^(2i/d)), odd columns 2i+1 the matching cos. An odd ``d`` is
     allowed: the formula is applied column by column with the true d in the exponent, so the last
-    column is a sine whose cosine partner is simply absent (the result equals the first d columns
-    of the pattern, not the d+1 encoding cut short, because the exponent uses d).
+    column is a sine whose cosine partner is simply absent. (This is not the first d columns of the
+    (d+1)-wide encoding: the frequencies depend on d.)
     """
     for name, value in (("n", n), ("d", d)):
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
