@@ -35,7 +35,8 @@ def serve(
 
 @app.command()
 def validate(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Deck files or folders (default: the slides folder).")] = None,
+    paths: Annotated[list[Path] | None,
+                     typer.Argument(help="Deck files or folders (default: the slides folder).")] = None,
 ) -> None:
     """Check deck files; print every error with its file, slide, step and field; exit 1 on any."""
     from attention_talk.web.settings import Settings

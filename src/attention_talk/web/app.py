@@ -5,11 +5,10 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from attention_talk import __version__
 from attention_talk.paths import data_dir
-from starlette.exceptions import HTTPException as StarletteHTTPException
-
 from attention_talk.web.errors import http_error_handler, validation_error_handler
 from attention_talk.web.routes import api, pages
 from attention_talk.web.security import SecurityHeaders

@@ -1,0 +1,93 @@
+"""Browser tests in a real Chromium: Debian's /usr/bin/chromium when present (Playwright cannot
+download its own browsers here), else Playwright's. The app runs in a uvicorn thread."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from urllib.parse import urlparse
+
+import pytest
+import uvicorn
+
+from attention_talk.web import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    args = {**browser_type_launch_args, "args": CHROMIUM_ARGS}
+    if os.path.exists(CHROMIUM):
+        args["executable_path"] = CHROMIUM
+    return args
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 720}}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server_url():
+    port = _free_port()
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+class PageWatch:
+    """Collects console errors, page errors and any request that leaves the origin."""
+
+    def __init__(self, page, origin: str):
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+        def on_request(req):
+            netloc = urlparse(req.url).netloc
+            if netloc not in ("", origin) and not req.url.startswith("data:"):
+                self.foreign.append(req.url)
+
+        page.on("request", on_request)
+
+    def assert_clean(self) -> None:
+        assert self.errors == [], self.errors
+        assert self.foreign == [], self.foreign
+
+
+@pytest.fixture
+def watch(page, server_url):
+    return PageWatch(page, urlparse(server_url).netloc)
+
+
+@pytest.fixture
+def open_talk(page, server_url, watch):
+    """Open a deck's talk page (optionally at a hash) and wait until the player is ready."""
+
+    def go(deck: str = "attention-step-by-step", hash_: str = ""):
+        page.goto(f"{server_url}/talk/{deck}{hash_}")
+        page.wait_for_selector("#player.ready", state="attached")
+        return page
+
+    return go

@@ -1,0 +1,129 @@
+"""The keypress player in real Chromium: keys, hash, reload, help, caption, no errors."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attention_talk.web.keys import KEYS
+
+DECK = "attention-step-by-step"
+
+
+def state(page) -> tuple[str, str, str]:
+    root = page.locator("#player")
+    return root.get_attribute("data-slide"), root.get_attribute("data-step"), page.evaluate("location.hash")
+
+
+def test_loads_clean_and_offline(open_talk, watch) -> None:
+    page = open_talk()
+    assert state(page) == ("title", "1", "#/1/1")
+    page.wait_for_load_state("networkidle")
+    watch.assert_clean()
+
+
+@pytest.mark.parametrize("forward, back", [("ArrowRight", "ArrowLeft"), ("PageDown", "PageUp")])
+def test_step_forward_and_back(open_talk, watch, forward, back) -> None:
+    page = open_talk()
+    page.keyboard.press(forward)
+    assert state(page) == ("attention-map", "1", "#/2/1")
+    page.keyboard.press(forward)
+    assert state(page) == ("attention-map", "2", "#/2/2")
+    page.keyboard.press(back)
+    page.keyboard.press(back)
+    assert state(page) == ("title", "1", "#/1/1")
+    watch.assert_clean()
+
+
+def test_reload_lands_on_the_same_step(open_talk, watch) -> None:
+    page = open_talk(hash_="#/2/3")
+    assert state(page) == ("attention-map", "3", "#/2/3")
+    page.keyboard.press("ArrowRight")
+    page.reload()
+    page.wait_for_selector("#player.ready", state="attached")
+    assert state(page) == ("attention-map", "4", "#/2/4")
+    watch.assert_clean()
+
+
+def test_back_button_returns_to_previous_slide(open_talk) -> None:
+    page = open_talk()
+    page.keyboard.press("ArrowRight")  # new slide: a history entry
+    page.keyboard.press("ArrowRight")  # same slide: replaced
+    page.go_back()
+    page.wait_for_function("document.querySelector('#player').dataset.slide === 'title'")
+    assert state(page)[0] == "title"
+
+
+def test_last_step_of_previous_slide(open_talk) -> None:
+    page = open_talk(hash_="#/2/1")
+    page.keyboard.press("ArrowLeft")
+    assert state(page)[:2] == ("title", "1")
+    page.keyboard.press("End")
+    assert state(page)[:2] == ("attention-map", "6")
+    page.keyboard.press("Shift+ArrowLeft")
+    assert state(page)[:2] == ("attention-map", "1")
+    page.keyboard.press("Home")
+    assert state(page)[:2] == ("title", "1")
+
+
+def test_help_lists_every_key_of_the_table(open_talk, watch) -> None:
+    page = open_talk()
+    help_ = page.locator("#help")
+    assert help_.is_hidden()
+    page.keyboard.press("?")
+    assert help_.is_visible()
+    rows = help_.locator("tr[data-action]")
+    actions = rows.evaluate_all("rows => rows.map(r => r.dataset.action)")
+    assert [k["action"] for k in KEYS] == actions[: len(KEYS)]
+    for k in KEYS:
+        assert help_.locator(f'tr[data-action="{k["action"]}"] kbd').inner_text() == k["label"]
+    page.keyboard.press("Escape")
+    assert help_.is_hidden()
+    watch.assert_clean()
+
+
+def test_caption_region_follows_the_step(open_talk, server_url) -> None:
+    page = open_talk()
+    manifest = page.request.get(f"{server_url}/api/decks/{DECK}").json()
+    region = page.locator('[aria-live="polite"]').first
+    expected = [c for s in manifest["slides"] for c in s["captions"]]
+    for i, caption in enumerate(expected):
+        assert caption in region.inner_text()
+        if i < len(expected) - 1:
+            page.keyboard.press("ArrowRight")
+
+
+def test_keys_ignored_in_text_fields(open_talk) -> None:
+    page = open_talk()
+    page.evaluate("""() => { const i = document.createElement('input'); i.id = 'probe';
+                      document.body.appendChild(i); }""")
+    page.focus("#probe")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("n")
+    assert state(page)[:2] == ("title", "1")
+
+
+def test_frame_is_drawn_with_the_engines_numbers(open_talk, server_url) -> None:
+    page = open_talk(hash_="#/2/4")
+    frames = page.request.get(f"{server_url}/api/decks/{DECK}/slides/attention-map/frames").json()["frames"]
+    scores = next(t for t in frames[3]["tensors"] if t["name"] == "map")
+    cell = page.locator('#slide-attention-map [data-tensor="map"] .cell[data-r="2"][data-c="1"] text')
+    expected = f"{scores['values'][2][1]:.1f}".replace("-", "−")
+    assert cell.text_content() == expected
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    masked = page.locator('#slide-attention-map [data-tensor="map"] .cell[data-r="2"][data-c="3"]')
+    assert re.search(r"\bmasked\b", masked.get_attribute("class"))
+    assert masked.locator("text").text_content() == "−∞"
+
+
+def test_swipe_steps(open_talk) -> None:
+    page = open_talk()
+    page.evaluate("""() => {
+      const el = document.querySelector('#player');
+      const ev = (type, x) => el.dispatchEvent(new PointerEvent(type, {clientX: x, clientY: 300,
+                                               pointerType: 'touch', bubbles: true}));
+      ev('pointerdown', 900); ev('pointerup', 500);
+    }""")
+    assert state(page)[:2] == ("attention-map", "1")

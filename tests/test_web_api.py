@@ -1,0 +1,151 @@
+"""The HTTP API: every route, 404s, 422s that name the field, ETag/304, security headers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from fastapi.testclient import TestClient
+
+from attention_talk.web import create_app
+
+DECK = "attention-step-by-step"
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app()) as c:
+        yield c
+
+
+def test_healthz(client) -> None:
+    r = client.get("/healthz")
+    assert r.status_code == 200 and r.json() == {"status": "ok"}
+
+
+def test_security_headers_on_every_response(client) -> None:
+    for url in ["/", f"/talk/{DECK}", "/api/decks", "/static/css/talk.css", "/nope"]:
+        h = client.get(url).headers
+        csp = h["content-security-policy"]
+        assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+        assert "frame-ancestors 'self'" in csp
+        assert h["x-content-type-options"] == "nosniff"
+        assert h["referrer-policy"] == "no-referrer"
+
+
+def test_index_and_talk_pages(client) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and f'href="/talk/{DECK}"' in r.text
+    r = client.get(f"/talk/{DECK}")
+    assert r.status_code == 200
+    assert f'data-deck="{DECK}"' in r.text and 'data-step="1"' in r.text
+    assert 'aria-live="polite"' in r.text
+    # Every caption and narration is on the page without JavaScript.
+    deck = client.get(f"/api/decks/{DECK}").json()
+    for slide in deck["slides"]:
+        assert f'id="slide-{slide["id"]}"' in r.text
+        for caption in slide["captions"]:
+            assert caption.replace("'", "&#39;").replace('"', "&#34;") in r.text or caption in r.text
+    assert "<script>" not in r.text  # no inline scripts
+
+
+def test_decks_list_and_manifest(client) -> None:
+    decks = client.get("/api/decks").json()
+    assert any(d["id"] == DECK for d in decks)
+    m = client.get(f"/api/decks/{DECK}").json()
+    assert m["id"] == DECK and m["steps"] == sum(s["steps"] for s in m["slides"])
+    assert [s["number"] for s in m["slides"]] == list(range(1, len(m["slides"]) + 1))
+
+
+def test_frames_etag_and_304(client) -> None:
+    r = client.get(f"/api/decks/{DECK}/slides/attention-map/frames")
+    assert r.status_code == 200
+    data = r.json()
+    assert data["slide"] == "attention-map" and len(data["frames"]) == 6
+    etag = r.headers["etag"]
+    assert "max-age" in r.headers["cache-control"]
+    again = client.get(f"/api/decks/{DECK}/slides/attention-map/frames", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    other = client.get(f"/api/decks/{DECK}/slides/attention-map/frames", headers={"If-None-Match": '"x"'})
+    assert other.status_code == 200
+
+
+@pytest.mark.parametrize("url, needle", [
+    ("/api/decks/nope", "unknown deck 'nope'"),
+    ("/api/decks/nope/slides/x/frames", "unknown deck 'nope'"),
+    (f"/api/decks/{DECK}/slides/nope/frames", "unknown slide 'nope'"),
+    ("/talk/nope", "unknown deck 'nope'"),
+])
+def test_unknown_deck_or_slide_is_a_json_404(client, url, needle) -> None:
+    r = client.get(url)
+    assert r.status_code == 404
+    assert needle in r.json()["message"]
+
+
+def test_attention_chain_defaults(client) -> None:
+    r = client.post("/api/attention", json={"tokens": ["the", "old", "dog", "sleeps"]})
+    assert r.status_code == 200
+    d = r.json()
+    assert d["heads"] == 2 and d["d_k"] == 8 and len(d["per_head"]) == 2
+    h = d["per_head"][0]
+    for key in ["q", "k", "v", "scores", "masked", "weights", "output"]:
+        assert key in h
+    assert len(h["weights"]) == 4 and all(math.isclose(sum(row), 1.0) for row in h["weights"])
+    assert h["masked"][0][1] is None and h["weights"][0][1] == 0.0  # causal by default
+    assert len(d["concat"][0]) == 16 and len(d["output"][0]) == 16
+    assert d["costs"]["flops_per_token"]["value"] == 4 * 2 * 16 * 16 + 2 * 2 * 2 * 8 * 4
+
+
+def test_attention_text_and_cross_checks(client) -> None:
+    a = client.post("/api/attention", json={"text": "a b c", "d_model": 12, "heads": 3, "causal": False})
+    assert a.status_code == 200
+    w = a.json()["per_head"][2]["weights"]
+    assert all(x > 0 for row in w for x in row)  # no mask
+    same = client.post("/api/attention", json={"tokens": ["a", "b", "c"], "d_model": 12, "heads": 3,
+                                               "causal": False})
+    assert same.json()["output"] == a.json()["output"]  # deterministic
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"tokens": ["x"] * 65}, "tokens"),
+    ({"tokens": ["a"], "d_model": 513}, "d_model"),
+    ({"tokens": ["a"], "d_model": 10, "heads": 3}, "heads"),
+    ({"tokens": ["a"], "temperature": 0}, "temperature"),
+    ({"tokens": ["a"], "seed": -1}, "seed"),
+    ({}, "tokens or text"),
+    ({"tokens": ["a"], "text": "a"}, "tokens or text"),
+    ({"tokens": ["a"], "heads": "two"}, "heads"),
+])
+def test_attention_bad_input_is_422_naming_the_field(client, body, field) -> None:
+    r = client.post("/api/attention", json=body)
+    assert r.status_code == 422
+    assert field in r.json()["message"]
+
+
+def test_attention_non_finite_temperature(client) -> None:
+    r = client.post("/api/attention", content=b'{"tokens": ["a"], "temperature": NaN}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422
+
+
+def test_costs(client) -> None:
+    r = client.get("/api/costs", params={"preset": "deepseek-v3.2", "n": 4096})
+    assert r.status_code == 200
+    c = r.json()["counts"]
+    assert c["flops_per_token"]["value"] == 939_524_096 + 65_536 * 4096
+    assert c["weights_per_head"]["value"] == 917_504
+    assert c["kv_bytes_per_token_layer_mla"]["value"] == 1_152
+    bad = client.get("/api/costs", params={"preset": "gpt-9"})
+    assert bad.status_code == 422 and "preset" in bad.json()["message"]
+    assert client.get("/api/costs", params={"n": 0}).status_code == 422
+
+
+def test_openapi_and_offline_docs(client) -> None:
+    spec = client.get("/openapi.json").json()
+    for path in ["/api/decks", "/api/decks/{deck}", "/api/decks/{deck}/slides/{slide}/frames",
+                 "/api/attention", "/api/costs", "/healthz"]:
+        assert path in spec["paths"]
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in docs.text
+    assert "http" not in docs.text.split("<body>")[1].split("</body>")[0].replace("http-equiv", "")
+    assert client.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
