@@ -82,10 +82,25 @@ class Arrow(_Model):
     label: str = ""
 
 
+class Widget(_Model):
+    """Anything drawn that is not a matrix: a bar chart, a diagram, a slider, a card...
+
+    ``type`` names a view module registered in ``static/js/views/widgets.js``; ``data`` is that
+    view's input, computed by the builder. Widgets are keyed by ``id`` like tensors by name.
+    """
+
+    id: str
+    type: str
+    box: Box
+    kind: Kind = "neutral"
+    data: dict = Field(default_factory=dict)
+
+
 class FrameBody(_Model):
     """What a builder returns: the drawing, without the step's words."""
 
     tensors: list[Tensor] = Field(default_factory=list)
+    widgets: list[Widget] = Field(default_factory=list)
     notes: list[Note] = Field(default_factory=list)
     arrows: list[Arrow] = Field(default_factory=list)
     counters: list[Counter] = Field(default_factory=list)

@@ -4,6 +4,8 @@ import { Controller } from "../controllers/controller.js";
 import { renderCounters } from "./counters.js";
 import { renderTensors } from "./matrix.js";
 import { renderNotes } from "./notes.js";
+import { renderWidgets } from "./widgets.js";
+import "./widget-views.js";
 
 const STAGE_W = 1600, STAGE_H = 900;
 
@@ -54,6 +56,7 @@ export class StageView extends Controller {
     if (canvas) renderTensors(canvas, frame.tensors);
     const layer = section.querySelector(".notes-layer");
     if (layer) renderNotes(layer, frame.notes);
+    renderWidgets(section.querySelector(".widget-layer"), frame.widgets, { frame, section });
     renderCounters(section.querySelector(".counters"), frame.counters);
     this.root.dispatchEvent(new CustomEvent("framedrawn", { detail: { slide: frame.slide, step: frame.step } }));
   }

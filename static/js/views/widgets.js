@@ -1,0 +1,30 @@
+// Registry of widget views: a frame's widget {id, type, box, kind, data} is drawn by the view
+// registered under its type. A view module exports `render(el, widget, ctx)`; the element `el` is
+// an absolutely positioned <div class="widget"> in stage units, kept across steps while the
+// widget's id stays, so a view can animate from its previous state.
+const VIEWS = new Map();
+
+export function registerWidget(type, render) { VIEWS.set(type, render); }
+
+export function renderWidgets(layer, widgets, ctx = {}) {
+  if (!layer) return;
+  const existing = new Map([...layer.querySelectorAll(":scope > .widget")].map((el) => [el.dataset.widget, el]));
+  for (const w of widgets) {
+    const render = VIEWS.get(w.type);
+    if (!render) { console.error(`no widget view registered for type "${w.type}"`); continue; }
+    let el = existing.get(w.id);
+    existing.delete(w.id);
+    if (!el || el.dataset.type !== w.type) {
+      if (el) el.remove();
+      el = document.createElement("div");
+      el.dataset.widget = w.id;
+      el.dataset.type = w.type;
+      layer.appendChild(el);
+    }
+    el.className = `widget widget-${w.type} kind-${w.kind}`;
+    Object.assign(el.style, { left: `${w.box.x}px`, top: `${w.box.y}px`, width: `${w.box.w}px`,
+      height: `${w.box.h}px` });
+    render(el, w, ctx);
+  }
+  for (const el of existing.values()) el.remove();
+}
