@@ -10,7 +10,9 @@ How they are designed (all randomness from ``numpy.random.default_rng(seed)``):
   (n, f) one-hot table of classes, f = 5.
 - ``P`` is (f, d) with orthonormal rows: the directions of the embedding space that carry the
   class. Embeddings are ``X = EMBED_GAIN · F P + noise``, noise ~ N(0, EMBED_NOISE²) on all d
-  coordinates, so a row looks like an ordinary dense vector.
+  coordinates, so a row looks like an ordinary dense vector. The noise row is drawn per *word*
+  (seeded by the seed and the word's text), so a word has the same row wherever it stands, as
+  an embedding lookup gives it: "bat" has the same numbers in every sentence.
 - ``R`` is (f, d_k) with orthonormal rows. The projections are
   ``W_Q = Pᵀ B R · c / EMBED_GAIN``, ``W_K = Pᵀ R · c / EMBED_GAIN`` and
   ``W_V = Pᵀ R_V · c_v / EMBED_GAIN``, plus small noise, so that ``Q Kᵀ ≈ c² F B Fᵀ``.
@@ -24,6 +26,7 @@ little at itself and hardly at "the"; the tests check the computed weights keep 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -39,6 +42,7 @@ WORD_CLASS = {
     "dog": "noun", "cat": "noun", "fire": "noun", "bat": "noun", "mat": "noun", "cave": "noun",
     "ball": "noun", "boy": "noun", "girl": "noun", "bank": "noun", "river": "noun",
     "sleeps": "verb", "runs": "verb", "sat": "verb", "swung": "verb", "flew": "verb", "sees": "verb",
+    "he": "noun", "she": "noun", "from": "prep",
     "by": "prep", "on": "prep", "in": "prep", "near": "prep", "under": "prep", "at": "prep",
 }
 # AFFINITY[c_query, c_key]: the scaled score a word of class c_query gives a key of class c_key.
@@ -100,6 +104,12 @@ def _orthonormal_rows(rng: np.random.Generator, rows: int, cols: int) -> np.ndar
     return q.T  # (rows, cols)
 
 
+def word_noise(token: str, seed: int, d: int) -> np.ndarray:
+    """The word-specific part of an embedding row: the same for the same word and seed."""
+    digest = hashlib.blake2b(f"{seed}\x00{token.lower()}".encode(), digest_size=8).digest()
+    return np.random.default_rng(int.from_bytes(digest, "little")).normal(0.0, EMBED_NOISE, d)  # (d,)
+
+
 def word_class(token: str) -> int:
     return CLASSES.index(WORD_CLASS.get(token.lower(), "noun"))
 
@@ -115,7 +125,8 @@ def build_story(tokens: list[str] | tuple[str, ...], *, seed: int, d: int = 7168
     r = _orthonormal_rows(rng, f, d_k)  # (f, d_k)
     r_v = _orthonormal_rows(rng, f, d_k)  # (f, d_v)
     c = d_k ** 0.25  # c² = √d_k cancels the 1/√d_k scale
-    x = EMBED_GAIN * feats @ p + rng.normal(0.0, EMBED_NOISE, (n, d))  # (n, d)
+    noise = np.stack([word_noise(t, seed, d) for t in tokens]) if n else np.zeros((0, d))  # (n, d)
+    x = EMBED_GAIN * feats @ p + noise  # (n, d)
     w_q = p.T @ AFFINITY @ r * (c / EMBED_GAIN) + rng.normal(0, WEIGHT_NOISE, (d, d_k))  # (d, d_k)
     w_k = p.T @ r * (c / EMBED_GAIN) + rng.normal(0, WEIGHT_NOISE, (d, d_k))  # (d, d_k)
     w_v = p.T @ r_v * (4.0 / EMBED_GAIN) + rng.normal(0, WEIGHT_NOISE, (d, d_k))  # (d, d_v)
