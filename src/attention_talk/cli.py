@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from attention_talk.deck import DeckError, deck_files, json_schema, load_deck
+from attention_talk.frames.text import prepare_deck
 
 app = typer.Typer(help="An animated talk on transformer attention.", no_args_is_help=True,
                   add_completion=False)
@@ -30,7 +31,8 @@ def serve(
     uvicorn.run("attention_talk.web.app:create_app", factory=True, host=host or settings.host,
                 port=port or settings.port, reload=reload,
                 workers=None if reload else (workers or settings.workers),
-                log_level=settings.log_level, proxy_headers=True)
+                log_level=settings.log_level, proxy_headers=True, access_log=settings.access_log,
+                timeout_graceful_shutdown=settings.shutdown_timeout)
 
 
 @app.command()
@@ -51,7 +53,7 @@ def validate(
     failed = 0
     for f in files:
         try:
-            deck = load_deck(f)
+            deck = prepare_deck(load_deck(f), f)
         except DeckError as exc:
             failed += 1
             for e in exc.errors:

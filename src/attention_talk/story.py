@@ -57,7 +57,7 @@ AFFINITY = np.array([
 ])
 EMBED_GAIN = 25.0
 EMBED_NOISE = 0.2
-WEIGHT_NOISE = 0.003
+WEIGHT_NOISE = 0.012  # about 1/√d: the scale of a freshly initialised weight
 
 
 @dataclass(frozen=True)

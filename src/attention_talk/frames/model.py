@@ -34,6 +34,50 @@ class Highlight(_Model):
     cells: list[tuple[int, int]] = Field(default_factory=list)
 
 
+class Term(_Model):
+    """One product a × b of a derivation's sum (or, in a softmax, a score a and its exp b)."""
+
+    a: float | None
+    b: float
+    label: str = ""
+
+
+class DerivPart(_Model):
+    """One line of a cell's derivation, computed from the engine's arrays.
+
+    ``op`` says how to read it: ``sum`` (Σ a·b over ``terms`` + ``more_sum`` for ``more`` terms not
+    shown = ``value``), ``scale`` (previous × ``factor``), ``mask`` (previous + 0, or −∞),
+    ``softmax`` (exp(a − ``factor``) for each key in ``terms``; ``num`` / ``total`` = ``value``),
+    ``copy`` (a value taken from elsewhere, described by ``text``).
+    """
+
+    op: Literal["sum", "scale", "mask", "softmax", "copy"]
+    text: str = ""
+    terms: list[Term] = Field(default_factory=list)
+    more: int = 0
+    more_sum: float = 0.0
+    factor: float | None = None
+    num: float | None = None
+    total: float | None = None
+    value: float | None = Field(default=None, description="This part's result; null means −∞.")
+
+
+class CellDerivation(_Model):
+    r: int = Field(description="Full-tensor row index.")
+    c: int = Field(description="Full-tensor column index.")
+    title: str
+    parts: list[DerivPart]
+    value: float | None = Field(description="The cell's value (null means −∞).")
+
+
+class Derivation(_Model):
+    """How every displayed cell of a tensor was computed (opened by clicking or focusing a cell)."""
+
+    kind: Literal["projection", "scores", "scaled", "masked", "weights", "output", "copy"]
+    formula: str
+    cells: list[CellDerivation] = Field(default_factory=list)
+
+
 class Tensor(_Model):
     name: str = Field(description="Stable id within a slide; the player animates tensors by name.")
     label: str = Field(description="Title drawn above the matrix, e.g. 'Q = X·W_Q'.")
@@ -53,6 +97,7 @@ class Tensor(_Model):
                                  "share a gutter line up their columns.")
     reveal: Literal["all", "highlight", "none"] = Field(
         default="all", description="Which cells show their number: all, only highlighted ones, none.")
+    derivation: Derivation | None = Field(default=None, description="Per-cell derivations.")
 
 
 class Counter(_Model):
@@ -82,6 +127,17 @@ class Arrow(_Model):
     label: str = ""
 
 
+class Symbol(_Model):
+    """A large operator between matrices (×, =, +, ÷ √d_k …), centred at (x, y)."""
+
+    id: str
+    text: str
+    x: float
+    y: float
+    size: float = 56
+    kind: Kind = "neutral"
+
+
 class Widget(_Model):
     """Anything drawn that is not a matrix: a bar chart, a diagram, a slider, a card...
 
@@ -103,6 +159,7 @@ class FrameBody(_Model):
     widgets: list[Widget] = Field(default_factory=list)
     notes: list[Note] = Field(default_factory=list)
     arrows: list[Arrow] = Field(default_factory=list)
+    symbols: list[Symbol] = Field(default_factory=list)
     counters: list[Counter] = Field(default_factory=list)
 
 

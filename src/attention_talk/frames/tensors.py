@@ -32,14 +32,19 @@ def tensor(
     cols: Sequence[str] | None = None,
     max_rows: int = 12,
     max_cols: int = 10,
-    digits: int = 2,
+    digits: int | None = None,
     heat: bool = False,
     highlight: Highlight | None = None,
     transposed: bool = False,
     reveal: str = "all",
     gutter: float | None = None,
 ) -> Tensor:
-    """A Tensor showing a window of ``array`` (2-D) with its full shape."""
+    """A Tensor showing a window of ``array`` (2-D) with its full shape.
+
+    ``digits`` defaults to 3 for weight matrices (their entries are small) and 2 otherwise.
+    """
+    if digits is None:
+        digits = 3 if kind == "weight" else 2
     a = np.asarray(array, dtype=np.float64)
     if a.ndim == 1:
         a = a[None, :]

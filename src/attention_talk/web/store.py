@@ -2,30 +2,46 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import brotli
 import orjson
 
 from attention_talk.deck import Deck, DeckError, load_decks
 from attention_talk.frames import build_deck_frames
+from attention_talk.frames.text import prepare_deck
 
 log = logging.getLogger(__name__)
 
 
+ENCODERS = {  # content-coding → compress; maximum effort, as each body is compressed only once
+    "br": lambda body: brotli.compress(body, quality=11),
+    "gzip": lambda body: gzip.compress(body, compresslevel=9, mtime=0),
+}
+
+
 @dataclass(frozen=True)
 class Payload:
-    """A JSON body with its strong ETag."""
+    """A JSON body with its strong ETag, and its compressed forms (made on first use, then kept)."""
 
     body: bytes
     etag: str
+    _encoded: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, data: object) -> Payload:
         body = orjson.dumps(data)
         return cls(body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"')
+
+    def encoded(self, coding: str) -> bytes:
+        """The body compressed with ``coding`` (one of ENCODERS)."""
+        if coding not in self._encoded:
+            self._encoded[coding] = ENCODERS[coding](self.body)
+        return self._encoded[coding]
 
 
 def manifest(deck: Deck) -> dict:
@@ -53,6 +69,7 @@ class Store:
         store = cls(errors=errors)
         for deck_id, deck in decks.items():
             try:
+                deck = prepare_deck(deck, folder / f"{deck_id}.yaml")
                 frames = build_deck_frames(deck)
             except Exception as exc:  # a deck whose frames fail must not stop the others
                 log.exception("skipping deck %s: its frames failed", deck_id)

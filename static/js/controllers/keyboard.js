@@ -6,11 +6,16 @@ export function keyName(event) {
   return event.shiftKey && event.key.length > 1 ? `Shift+${key}` : key;
 }
 
-function isTextField(el) {
+const SLIDER_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"]);
+
+/** Whether a key belongs to the focused control rather than to the player. A slider keeps only
+ * its arrow keys, so a presenter's clicker (PageDown/PageUp) still steps the talk. */
+export function ownedByField(el, key) {
   if (!el) return false;
   const tag = el.tagName;
+  if (tag === "INPUT" && el.type === "range") return SLIDER_KEYS.has(key);
   return el.isContentEditable || tag === "TEXTAREA" || tag === "SELECT" ||
-    (tag === "INPUT" && !["button", "checkbox", "radio", "range", "submit"].includes(el.type));
+    (tag === "INPUT" && !["button", "checkbox", "radio", "submit"].includes(el.type));
 }
 
 export class KeyboardController extends Controller {
@@ -26,7 +31,7 @@ export class KeyboardController extends Controller {
 
   onKey(event) {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (isTextField(event.target)) return;
+    if (ownedByField(event.target, event.key)) return;
     const action = this.bindings.get(keyName(event));
     if (action && this.player.perform(action)) event.preventDefault();
   }

@@ -1,0 +1,46 @@
+// The query as a dense layer: a few of the inputs on the left, a few of the outputs on the
+// right, and the connections between them (one neuron's fan-in highlighted).
+import { formatCount, formatNumber, svg } from "./format.js";
+import { label, surface } from "./svgbox.js";
+import { registerWidget } from "./widgets.js";
+
+function column(items, n, x, top, bottom) {
+  // positions for the listed items, with a gap (⋮) before the last when indices jump
+  const slots = items.length + 1, step = (bottom - top) / (slots - 1);
+  return items.map((it, i) => ({ ...it, x, y: top + step * (i === items.length - 1 ? slots - 1 : i) }));
+}
+
+function render(el, w) {
+  const { inputs, outputs, n_in, n_out, focus_output, all_links, token } = w.data;
+  const W = w.box.w, H = w.box.h;
+  const root = surface(el, W, H);
+  root.replaceChildren();
+  const left = column(inputs, n_in, 200, 90, H - 40);
+  const right = column(outputs, n_out, W - 220, 110, H - 60);
+  const lines = svg("g", { class: "dense-links" }, root);
+  for (const o of right) {
+    for (const i of left) {
+      const on = focus_output !== null && o.index === outputs[focus_output].index;
+      if (!all_links && !on) continue;
+      svg("line", { class: `dense-link${on ? " on" : ""}`, x1: i.x + 26, y1: i.y, x2: o.x - 26, y2: o.y }, lines);
+    }
+  }
+  const node = (p, cls) => {
+    const g = svg("g", { class: `dense-node ${cls}` }, root);
+    svg("circle", { cx: p.x, cy: p.y, r: 26 }, g);
+    label(g, formatNumber(p.value, 2), { x: cls === "in" ? p.x - 40 : p.x + 40, y: p.y,
+      "text-anchor": cls === "in" ? "end" : "start", "dominant-baseline": "central", class: "dense-value" });
+    label(g, formatCount(p.index), { x: p.x, y: p.y, "text-anchor": "middle", "dominant-baseline": "central",
+      class: "dense-index" });
+  };
+  left.forEach((p) => node(p, "in"));
+  right.forEach((p) => node(p, `out${focus_output !== null && p.index === outputs[focus_output].index ? " on" : ""}`));
+  const gapIn = (left[left.length - 2].y + left[left.length - 1].y) / 2;
+  const gapOut = (right[right.length - 2].y + right[right.length - 1].y) / 2;
+  label(root, "⋮", { class: "diagram-big", x: 200, y: gapIn + 10, "text-anchor": "middle" });
+  label(root, "⋮", { class: "diagram-big", x: W - 220, y: gapOut + 10, "text-anchor": "middle" });
+  label(root, `“${token}”: ${formatCount(n_in)} inputs`, { class: "diagram-title kind-input", x: 200, y: 40, "text-anchor": "middle" });
+  label(root, `question: ${formatCount(n_out)} outputs`, { class: "diagram-title kind-query", x: W - 220, y: 40, "text-anchor": "middle" });
+}
+
+registerWidget("dense", render);

@@ -1,0 +1,123 @@
+"""Chapter 1: every idea of the outline in order, counters that match FACTS, a story that holds."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from attention_talk.deck import load_deck
+from attention_talk.engine.costs import costs
+from attention_talk.frames import build_deck_frames
+from attention_talk.frames.chapter1 import flop_counter, growth_sizes, heads_check
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.text import prepare_deck
+from attention_talk.paths import data_dir
+
+DECK_PATH = data_dir("slides") / "attention-step-by-step.yaml"
+
+# The outline's ideas, in order: (slide id, number of key presses).
+OUTLINE = [
+    ("title", 1), ("first-block", 2), ("tokens-need-context", 4), ("query", 3), ("query-dense", 3),
+    ("query-matrix", 3), ("keys", 3), ("every-token", 2), ("attention-map", 6), ("map-size", 3),
+    ("values", 4), ("softmax", 5), ("enriched", 5), ("whole-operation", 2), ("many-heads", 4),
+    ("sources", 1),
+]
+
+
+@pytest.fixture(scope="module")
+def deck():
+    return prepare_deck(load_deck(DECK_PATH))
+
+
+@pytest.fixture(scope="module")
+def frames(deck):
+    return build_deck_frames(deck)
+
+
+def flops_at(frames, slide: str, step: int) -> int:
+    (c,) = [c for c in frames[slide][step - 1].counters if c.id == "flops"]
+    return int(c.value)
+
+
+def test_slides_and_steps_follow_the_outline(deck) -> None:
+    assert [(s.id, len(s.steps)) for s in deck.slides] == OUTLINE
+    assert deck.step_count >= 40
+    assert all(s.notes.strip() for s in deck.slides)
+
+
+def test_captions_are_filled_and_short(deck) -> None:
+    for slide in deck.slides:
+        for step in slide.steps:
+            assert "{" not in step.caption and "{" not in step.narration
+            assert len(step.caption) <= 62, step.caption  # one line at 40 px on the 1600 px stage
+    captions = [s.caption for sl in deck.slides for s in sl.steps]
+    assert "7 tokens, 7 rows of 7,168 numbers" in captions
+    assert "7,168 × 128 = 917,504 weights" in captions
+    assert "The layer's bill: 939,524,096 + 65,536·n FLOPs per token" in captions
+
+
+def test_counter_follows_facts(frames) -> None:
+    # FACTS.md: one head's W_Q on one token = 2 × 917,504; × 7 tokens; + W_K; ...
+    assert flops_at(frames, "query-matrix", 3) == 1_835_008
+    assert flops_at(frames, "every-token", 1) == 1_835_008 * 7
+    assert flops_at(frames, "every-token", 2) == 2 * 1_835_008 * 7
+    assert flops_at(frames, "attention-map", 4) == 2 * 1_835_008 * 7 + 2 * 128 * 7 * 7
+    assert flops_at(frames, "values", 4) == 3 * 1_835_008 * 7 + 2 * 128 * 49
+    assert flops_at(frames, "softmax", 4) == 3 * 1_835_008 * 7 + 4 * 128 * 49
+    assert flops_at(frames, "enriched", 4) == 4 * 1_835_008 * 7 + 4 * 128 * 49
+    assert flops_at(frames, "many-heads", 2) == 128 * (4 * 1_835_008 * 7 + 4 * 128 * 49)
+    assert flops_at(frames, "many-heads", 4) == 939_524_096 + 65_536 * 7
+    # the counter never goes down and appears from the W_Q step on
+    steps = [(s, i) for s, n in OUTLINE for i in range(1, n + 1)]
+    values = [flops_at(frames, s, i) for s, i in steps if any(c.id == "flops" for c in frames[s][i - 1].counters)]
+    assert values[0] == 1_835_008
+    per_sentence = values[:-1]
+    assert per_sentence == sorted(per_sentence)
+
+
+@pytest.mark.parametrize("n", [1, 7, 100, 4096])
+def test_counter_total_is_the_cost_models_per_token(n) -> None:
+    c = costs("deepseek-v3.2")
+    layer = flop_counter(c, n, "heads").value
+    assert layer == n * c.flops_per_token().at(n).value
+    assert flop_counter(c, n, "per_token").value == 939_524_096 + 65_536 * n
+
+
+def test_softmax_frames_hold_the_story(deck, frames) -> None:
+    toks = deck.story.tokens
+    dog = toks.index("dog")
+    weights = next(t for t in frames["softmax"][1].tensors if t.name == "weights")
+    row = np.array(weights.values[dog], dtype=float)
+    assert np.argmax(row) == toks.index("old")
+    assert row[dog] > row[0] and row[dog] > 0.1
+    assert np.all(row[dog + 1:] == 0.0)
+    assert row.sum() == pytest.approx(1.0, abs=1e-5)
+    sums = next(t for t in frames["softmax"][1].tensors if t.name == "sums")
+    assert [round(v[0], 6) for v in sums.values] == [1.0] * len(toks)
+    note = frames["softmax"][4].notes[0].text
+    assert re.search(r"“dog” becomes \d+% “old”", note)
+
+
+def test_map_growth_is_quadratic_and_ends_at_max_positions() -> None:
+    sizes = growth_sizes(costs("deepseek-v3.2"), 7)
+    assert [s["n"] for s in sizes[:3]] == [7, 14, 28]
+    assert sizes[-1]["n"] == 163_840
+    for a, b in zip(sizes, sizes[1:-1], strict=False):
+        assert b["cells"] == 4 * a["cells"]
+    for s in sizes:
+        assert s["cells"] == s["n"] ** 2 and s["bytes"] == 2 * s["n"] ** 2
+        assert s["context_flops"] == 65_536 * s["n"]
+
+
+def test_sum_of_heads_equals_concat_times_w_o(deck) -> None:
+    check = heads_check(BuildContext(deck))
+    assert check["max_abs_difference"] < 1e-9
+    assert check["concat_shape"] == [7, check["heads"] * 128]
+
+
+def test_bat_has_the_same_row_in_both_sentences(frames) -> None:
+    a, b = (next(t for t in frames["tokens-need-context"][2].tensors if t.name == n) for n in ("bat-a", "bat-b"))
+    assert a.values == b.values
+    assert "Identical rows" in frames["tokens-need-context"][2].notes[0].text
