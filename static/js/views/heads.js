@@ -15,6 +15,7 @@ function render(el, w) {
   const shown = cols * rows - 1;
   label(root, `${formatCount(d.heads)} heads`, { class: "diagram-title", x: x0, y: 40 });
   const centres = [];
+  const links = svg("g", { class: "head-links" }, root);  // drawn first, so the cards sit on top
   for (let i = 0; i < cols * rows; i++) {
     const x = x0 + (i % cols) * (cw + gx), y = y0 + Math.floor(i / cols) * (ch + gy);
     const g = svg("g", { class: "head-card" }, root);
@@ -48,7 +49,7 @@ function render(el, w) {
   }
   const sx = x0 + (cols * (cw + gx)) / 2, sy = by + 40;
   centres.forEach(([cx, cy]) => svg("path", { class: "diagram-arrow", fill: "none", "marker-end": "url(#arrowhead)",
-    d: `M ${cx} ${cy} Q ${cx} ${sy - 20}, ${sx - 22} ${sy}` }, root));
+    d: `M ${cx} ${cy} Q ${cx} ${sy - 20}, ${sx - 22} ${sy}` }, links));
   const g = svg("g", { class: "plus" }, root);
   svg("circle", { cx: sx, cy: sy, r: 30 }, g);
   label(g, "Σ", { x: sx, y: sy, "text-anchor": "middle", "dominant-baseline": "central" });
