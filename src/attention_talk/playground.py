@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -34,15 +35,26 @@ def token_embedding(token: str, d: int, seed: int) -> np.ndarray:
     return np.random.default_rng(int.from_bytes(digest, "little")).normal(0.0, 1.0, d)  # (d,)
 
 
+@lru_cache(maxsize=8)
+def projections(d_model: int, heads: int, d_k: int, seed: int) -> tuple[np.ndarray, ...]:
+    """W_Q, W_K, W_V (d, h·d_k) and W_O (h·d_k, d) for this seed. Drawing them is most of a
+    request's time at d = 512, and the same seed always gives the same weights, so a few are kept
+    (read-only; at most 8 × 4 × 512 × 4096 × 8 bytes even at the largest sizes allowed)."""
+    rng = np.random.default_rng(seed)
+    std = 1.0 / np.sqrt(d_model)
+    w_q, w_k, w_v = (rng.normal(0.0, std, (d_model, heads * d_k)) for _ in range(3))  # (d, h·d_k)
+    w_o = rng.normal(0.0, 1.0 / np.sqrt(heads * d_k), (heads * d_k, d_model))  # (h·d_k, d)
+    for w in (w_q, w_k, w_v, w_o):
+        w.flags.writeable = False
+    return w_q, w_k, w_v, w_o
+
+
 def run_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: bool,
               temperature: float, seed: int) -> Chain:
     n = len(tokens)
     x = np.stack([token_embedding(t, d_model, seed) for t in tokens])  # (n, d)
     x = x + sinusoidal_positions(n, d_model)  # (n, d)
-    rng = np.random.default_rng(seed)
-    std = 1.0 / np.sqrt(d_model)
-    w_q, w_k, w_v = (rng.normal(0.0, std, (d_model, heads * d_k)) for _ in range(3))  # (d, h·d_k)
-    w_o = rng.normal(0.0, 1.0 / np.sqrt(heads * d_k), (heads * d_k, d_model))  # (h·d_k, d)
+    w_q, w_k, w_v, w_o = projections(d_model, heads, d_k, seed)
     result = multi_head(x, w_q, w_k, w_v, w_o, heads=heads, causal=causal, temperature=temperature)
     return Chain(tokens, x, w_q, w_k, w_v, w_o, result)
 
@@ -61,9 +73,10 @@ def chain_costs(n: int, *, d_model: int, heads: int, d_k: int) -> dict[str, dict
     return {k: v.to_dict() for k, v in out.items()}
 
 
-def _json_matrix(a: np.ndarray) -> list[list[float | None]]:
-    """Rows of floats; −∞ (a masked score) becomes null, which JSON can carry."""
-    return [[None if v == -np.inf else float(v) for v in row] for row in a]
+def _json_matrix(a: np.ndarray) -> np.ndarray:
+    """For orjson (OPT_SERIALIZE_NUMPY), which writes rows of floats and NaN as null: so −∞ (a
+    masked score) becomes NaN, hence null, which JSON can carry."""
+    return np.where(np.isneginf(a), np.nan, a).astype(np.float64, copy=False)
 
 
 def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int) -> dict:

@@ -9,7 +9,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from attention_talk import __version__
 from attention_talk.paths import data_dir
+from attention_talk.web.compression import Compress
 from attention_talk.web.errors import http_error_handler, validation_error_handler
+from attention_talk.web.limits import BodyLimit
 from attention_talk.web.routes import api, pages
 from attention_talk.web.security import SecurityHeaders
 from attention_talk.web.settings import Settings
@@ -25,6 +27,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.store = store or Store.load(settings.decks_dir)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(Compress)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=data_dir("static")), name="static")
     pages.mount_docs_assets(app)

@@ -23,6 +23,11 @@ class Settings(BaseSettings):
     log_level: str = Field(default="info", description="Log level: debug, info, warning, error.")
     frames_max_age: int = Field(default=300, ge=0,
                                 description="Cache-Control max-age (seconds) for frames responses.")
+    max_body_bytes: int = Field(default=65_536, ge=1_024,
+                                description="Largest request body accepted, bytes; larger gets 413.")
+    shutdown_timeout: float = Field(default=10.0, ge=0,
+                                    description="Seconds to let open requests finish on SIGTERM.")
+    access_log: bool = Field(default=True, description="Log one line per request.")
 
 
 SETTING_DOCS = {name: field.description for name, field in Settings.model_fields.items()}

@@ -1,0 +1,42 @@
+"""The README documents every setting (with its default) and the Docker image's variables."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from attention_talk.web.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def readme_settings() -> dict[str, str]:
+    """``ATTENTION_TALK_X`` → its default, from the README's settings table."""
+    rows = re.findall(r"^\| `(ATTENTION_TALK_[A-Z_]+)` \| ([^|]+) \|", README, flags=re.M)
+    return {name: default.strip() for name, default in rows}
+
+
+@pytest.mark.parametrize("name", sorted(Settings.model_fields))
+def test_every_setting_is_in_the_readme(name) -> None:
+    field = Settings.model_fields[name]
+    variable = f"ATTENTION_TALK_{name.upper()}"
+    assert variable in readme_settings(), f"{variable} is missing from the README's settings table"
+    assert field.description, f"Settings.{name} has no description"
+    default = field.get_default(call_default_factory=False)
+    if default is not None and not callable(default) and field.default_factory is None:
+        shown = readme_settings()[variable].strip("`")
+        assert shown == (str(default).lower() if isinstance(default, bool) else str(default)), variable
+
+
+def test_readme_lists_no_setting_that_does_not_exist() -> None:
+    known = {f"ATTENTION_TALK_{n.upper()}" for n in Settings.model_fields}
+    assert set(readme_settings()) <= known
+
+
+def test_the_docker_image_uses_only_documented_variables() -> None:
+    used = set(re.findall(r"ATTENTION_TALK_[A-Z_]+", (ROOT / "Dockerfile").read_text()))
+    assert used and used <= set(readme_settings())
+    assert "docker build" in README and "docker run" in README
