@@ -34,6 +34,21 @@ export class Player extends EventTarget {
     return true;
   }
 
+  /**
+   * Change the state that is not a position: `paused` (false, "black" or "white": the audience
+   * screen is blanked, as reveal.js's pause) or `overview` (true while the slide grid is open).
+   * Dispatches "statechange" with the same detail as "stepchange". Returns whether anything changed.
+   */
+  set(patch, { source = "player" } = {}) {
+    const previous = { ...this.state };
+    const next = { ...this.state };
+    for (const k of ["paused", "overview"]) if (k in patch) next[k] = patch[k];
+    if (next.paused === previous.paused && next.overview === previous.overview) return false;
+    this.state = next;
+    this.dispatchEvent(new CustomEvent("statechange", { detail: { state: { ...next }, previous, source } }));
+    return true;
+  }
+
   /** Re-announce the current state (after start-up or a late listener). */
   refresh(source = "player") {
     const state = { ...this.state };

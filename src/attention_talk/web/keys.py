@@ -17,8 +17,23 @@ KEYS: list[dict] = [
      "description": "Previous slide"},
     {"action": "first", "keys": ["Home"], "label": "Home", "description": "First step of the talk"},
     {"action": "last", "keys": ["End"], "label": "End", "description": "Last step of the talk"},
+    {"action": "jump", "keys": ["g"], "label": "G",
+     "description": "Go to a slide: G, its number, then Enter"},
+    {"action": "overview", "keys": ["o"], "label": "O",
+     "description": "Overview of every slide (arrows move, Enter jumps)"},
+    {"action": "blackout", "keys": ["b", "."], "label": "B .",
+     "description": "Black out the screen (any key returns)"},
+    {"action": "whiteout", "keys": ["w"], "label": "W",
+     "description": "White out the screen (any key returns)"},
+    {"action": "speaker", "keys": ["s"], "label": "S",
+     "description": "Open the speaker view in a second window"},
+    {"action": "fullscreen", "keys": ["f"], "label": "F", "description": "Full screen on or off"},
     {"action": "text", "keys": ["t"], "label": "T",
      "description": "Show or hide the narration (for reading alone)"},
     {"action": "help", "keys": ["?"], "label": "?", "description": "Show or hide this help"},
-    {"action": "close", "keys": ["Escape"], "label": "Esc", "description": "Close an open panel"},
+    {"action": "close", "keys": ["Escape"], "label": "Esc",
+     "description": "Close the overview or the help"},
 ]
+
+# The speaker view has no speaker view of its own to open and no narration line to show.
+PRESENTER_KEYS: list[dict] = [k for k in KEYS if k["action"] not in ("speaker", "text")]

@@ -52,12 +52,17 @@ export class StageView extends Controller {
   }
 
   draw(section, frame) {
-    const canvas = section.querySelector(".canvas");
-    if (canvas) renderTensors(canvas, frame.tensors);
-    const layer = section.querySelector(".notes-layer");
-    if (layer) renderNotes(layer, frame.notes);
-    renderWidgets(section.querySelector(".widget-layer"), frame.widgets, { frame, section });
-    renderCounters(section.querySelector(".counters"), frame.counters);
+    drawFrame(section, frame);
     this.root.dispatchEvent(new CustomEvent("framedrawn", { detail: { slide: frame.slide, step: frame.step } }));
   }
+}
+
+/** Draw one frame into a slide <section>: the audience stage, the speaker view and print all use this. */
+export function drawFrame(section, frame) {
+  const canvas = section.querySelector(".canvas");
+  if (canvas) renderTensors(canvas, frame.tensors);
+  const layer = section.querySelector(".notes-layer");
+  if (layer) renderNotes(layer, frame.notes);
+  renderWidgets(section.querySelector(".widget-layer"), frame.widgets, { frame, section });
+  renderCounters(section.querySelector(".counters"), frame.counters);
 }

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI, Request
+from typing import Annotated
+
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from attention_talk.paths import data_dir
 from attention_talk.web.deps import DeckDep, StoreDep
-from attention_talk.web.keys import KEYS
+from attention_talk.web.keys import KEYS, PRESENTER_KEYS
 from attention_talk.web.store import manifest
 
 router = APIRouter(default_response_class=HTMLResponse)
@@ -27,6 +29,22 @@ def talk(request: Request, deck: DeckDep) -> HTMLResponse:
     """The player: every slide's shell and every step's words, rendered on the server."""
     return templates.TemplateResponse(request, "talk.html", {
         "deck": deck, "manifest": manifest(deck), "keys": KEYS})
+
+
+@router.get("/talk/{deck}/presenter", include_in_schema=False)
+def presenter(request: Request, deck: DeckDep) -> HTMLResponse:
+    """The speaker view: current and next step, notes, timer; follows the talk's window."""
+    return templates.TemplateResponse(request, "presenter.html", {
+        "deck": deck, "manifest": manifest(deck), "keys": PRESENTER_KEYS})
+
+
+@router.get("/talk/{deck}/print", include_in_schema=False)
+def print_view(request: Request, deck: DeckDep,
+               notes: Annotated[bool, Query(description="Add notes and narration under each page.")] = False,
+               ) -> HTMLResponse:
+    """One 16:9 page per step, as the audience sees it; print it to get the PDF."""
+    return templates.TemplateResponse(request, "print.html", {
+        "deck": deck, "manifest": manifest(deck), "notes": notes})
 
 
 @router.get("/docs", include_in_schema=False)

@@ -1,0 +1,57 @@
+// Keeps every window of one deck on the same step (the talk and its speaker view) through a
+// BroadcastChannel. Every change sends the full state {deck, slide, step, paused}; a window that
+// starts (or reloads) says "hello" and adopts the first state it hears back, so it catches up at
+// once. Moves that arrive from another window carry source "sync" and are never sent back.
+import { Controller } from "./controller.js";
+
+export const channelName = (deckId) => `attention-talk:${deckId}`;
+
+export class SyncController extends Controller {
+  constructor(player, { channel = null } = {}) {
+    super(player);
+    this.deck = player.manifest.id;
+    this.channel = channel ?? (typeof BroadcastChannel === "function"
+      ? new BroadcastChannel(channelName(this.deck)) : null);
+    this._onMessage = (e) => this.receive(e.data);
+    this._onState = (e) => this.update(e.detail.state, e.detail);
+  }
+
+  bind() {
+    super.bind();
+    if (!this.channel) return this;
+    this.player.addEventListener("statechange", this._onState);
+    this.channel.addEventListener("message", this._onMessage);
+    // Alone on the channel, nobody answers and our own state (from the URL) stands.
+    this.channel.postMessage({ type: "hello", deck: this.deck });
+    return this;
+  }
+
+  unbind() {
+    super.unbind();
+    this.player.removeEventListener("statechange", this._onState);
+    this.channel?.removeEventListener("message", this._onMessage);
+  }
+
+  destroy() { this.unbind(); this.channel?.close(); }
+
+  message() {
+    const { slide, step, paused } = this.player.state;
+    return { type: "state", deck: this.deck, slide, step, paused };
+  }
+
+  send() { this.channel?.postMessage(this.message()); }
+
+  update(_state, { source } = {}) {
+    // A move that came from another window, or the start-up announcement, is not news to anyone.
+    if (source === "sync" || source === "start") return;
+    this.send();
+  }
+
+  receive(msg) {
+    if (!msg || msg.deck !== this.deck) return;
+    if (msg.type === "hello") { this.send(); return; }
+    if (msg.type !== "state") return;
+    this.player.go(msg.slide, msg.step, { source: "sync" });
+    this.player.set({ paused: msg.paused || false }, { source: "sync" });
+  }
+}
