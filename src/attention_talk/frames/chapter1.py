@@ -20,6 +20,7 @@ from attention_talk.frames.derivations import derive_projection, derive_scores
 from attention_talk.frames.model import Box, Counter, FrameBody, Highlight, Note, Symbol, Widget
 from attention_talk.frames.registry import builder
 from attention_talk.frames.tensors import tensor
+from attention_talk.frames.text import figures, fill
 from attention_talk.story import build_story
 
 
@@ -568,8 +569,8 @@ def softmax_step(ctx: BuildContext, p: SoftmaxParams) -> FrameBody:
     if p.stage == "scale":
         return FrameBody(
             tensors=[tensor("map", "masked map Q·Kᵀ + M", "mask", att.scores + att.mask,
-                            _box(40, 150, 700, 520), rows=toks, cols=toks, digits=1, heat=True, highlight=hl),
-                     tensor("scaled", f"scaled: ÷ √{d_k}", "mask", att.masked, _box(850, 150, 700, 520),
+                            _box(40, 150, 650, 520), rows=toks, cols=toks, digits=1, heat=True, highlight=hl),
+                     tensor("scaled", f"scaled: ÷ √{d_k}", "mask", att.masked, _box(900, 150, 660, 520),
                             rows=toks, cols=toks, digits=2, heat=True, highlight=hl)],
             symbols=[Symbol(id="div", text=f"÷ {_fmt(1 / att.scale, 2)}", x=795, y=420, size=34)],
             notes=[Note(id="about", box=_box(300, 690, 1000, 80), kind="scores", text=(
@@ -599,27 +600,32 @@ def softmax_step(ctx: BuildContext, p: SoftmaxParams) -> FrameBody:
         body.notes.append(Note(id="about", box=_box(200, 685, 1200, 90), kind="weights", text=text))
         return body
     a = att.output  # (n, d_v)
+    dog = p.stage == "dog"
+    top, h = (120, 370) if dog else (200, 440)
+    mid = top + h / 2 + 20
     body = FrameBody(
-        tensors=[tensor("weights", "weights", "weights", att.weights, _box(40, 200, 520, 440), rows=toks, cols=toks,
+        tensors=[tensor("weights", "weights", "weights", att.weights, _box(40, top, 520, h), rows=toks, cols=toks,
                         digits=2, heat=True, highlight=hl),
-                 tensor("V", "V", "value", s.v, _box(620, 200, 440, 440), rows=toks, max_cols=4,
-                        highlight=Highlight(rows=list(range(focus + 1))) if p.stage == "dog" else Highlight()),
-                 tensor("A", "A = weights · V", "output", a, _box(1120, 200, 440, 440), rows=toks, max_cols=4,
+                 tensor("V", "V", "value", s.v, _box(620, top, 440, h), rows=toks, max_cols=4,
+                        highlight=Highlight(rows=list(range(focus + 1))) if dog else Highlight()),
+                 tensor("A", "A = weights · V", "output", a, _box(1120, top, 440, h), rows=toks, max_cols=4,
                         highlight=hl)],
-        symbols=[Symbol(id="times", text="×", x=590, y=440), Symbol(id="equals", text="=", x=1090, y=440)],
+        symbols=[Symbol(id="times", text="×", x=590, y=mid), Symbol(id="equals", text="=", x=1090, y=mid)],
         counters=[counter(ctx, "mix")])
-    if p.stage == "blend":
+    if not dog:
         body.notes.append(Note(id="about", box=_box(200, 660, 1200, 100), kind="output", text=(
             "Each row of weights mixes the rows of V: output row i = Σ_j weight(i, j) × value row j. "
             "A blend of the values each token attends to.")))
-    else:
-        row = att.weights[focus]
-        order = np.argsort(-row)[:3]
-        parts = ", ".join(f"{_fmt(float(row[j]) * 100, 0)}% “{toks[j]}”" for j in order if row[j] > 0)
-        body.widgets.append(Widget(id="dog-bars", type="bars", kind="weights", box=_box(40, 650, 700, 120),
-                                   data={"labels": toks, "values": [float(v) for v in row], "digits": 2}))
-        body.notes.append(Note(id="about", box=_box(780, 660, 780, 100), kind="output", text=(
-            f"“{toks[focus]}” becomes {parts}: mostly the adjective that describes it.")))
+        return body
+    row = att.weights[focus]
+    order = np.argsort(-row)[:3]
+    parts = ", ".join(f"{_fmt(float(row[j]) * 100, 0)}% “{toks[j]}”" for j in order if row[j] > 0)
+    body.widgets.append(Widget(id="dog-bars", type="weight-bars", kind="weights", box=_box(40, 505, 760, 265),
+                               data={"title": f"weights of “{toks[focus]}”", "labels": toks,
+                                     "values": [float(v) for v in row], "digits": 2, "highlight": focus,
+                                     "sum": float(row.sum())}))
+    body.notes.append(Note(id="about", box=_box(840, 560, 720, 130), kind="output", text=(
+        f"“{toks[focus]}” becomes {parts}: mostly the adjective that describes it.")))
     return body
 
 
@@ -802,11 +808,11 @@ SOURCES = [
     ("Vaswani et al. 2017, Attention Is All You Need (arXiv:1706.03762)",
      "Queries, keys and values; scaled dot-product attention; multi-head attention; the causal mask."),
     ("DeepSeek-V3 report (arXiv:2412.19437) and DeepSeek-V3.2 (arXiv:2512.02556)",
-     "The sizes used throughout: d = 7,168, 128 heads of 128, 61 layers, 163,840 positions."),
+     "The sizes used throughout: d = {d_model}, {heads} heads of {d_k}, {layers} layers, {max_positions} positions."),
     ("DeepSeek-V2 report (arXiv:2405.04434)",
      "Multi-head latent attention: the real, compressed form of these projections."),
     ("Kaplan et al. 2020 (arXiv:2001.08361)",
-     "The FLOP convention of the counter: 2 FLOPs per multiply-add."),
+     "The FLOP convention of the counter: {flops_per_weight} FLOPs per multiply-add."),
 ]
 
 
@@ -814,8 +820,9 @@ SOURCES = [
 def sources(ctx: BuildContext, _p: _Params) -> FrameBody:
     """The papers the chapter stands on, with what each contributed."""
     body = FrameBody()
+    figs = figures(ctx.deck)
     for i, (title, what) in enumerate(SOURCES):
         body.notes.append(Note(id=f"src{i}", box=_box(120, 130 + i * 160, 1360, 140), kind="neutral",
-                               text=f"{title}. {what}"))
+                               text=f"{title}. {fill(what, figs)}"))
     return body
 
