@@ -23,9 +23,12 @@ test: $(STAMP) lint
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
-## bench: speed tables (never asserts times)
+## bench: speed tables (never asserts times); HTTP load comes from wrk when installed
 bench: $(STAMP)
 	$(BIN)/python benchmarks/engine.py
+	$(BIN)/python benchmarks/server.py
+	$(BIN)/python benchmarks/page.py
+	$(BIN)/python benchmarks/keypaint.py
 
 validate: $(STAMP)
 	$(BIN)/attention-talk validate

@@ -1,0 +1,84 @@
+"""Shared by the HTTP benchmarks: run a real server process on loopback, timed from spawn to the
+first 200 from /healthz; and a headless Chromium launched the way the browser tests launch it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving(cmd: list[str] | None = None, env: dict[str, str] | None = None,
+            timeout: float = 60) -> Iterator[tuple[str, float]]:
+    """Start ``cmd`` (default: ``attention-talk serve``) on a free loopback port; yield its base URL
+    and the seconds from spawn to the first healthy answer; stop it with SIGTERM."""
+    port = free_port()
+    cmd = cmd or [str(BIN / "attention-talk"), "serve"]
+    cmd = [*cmd, "--host", "127.0.0.1", "--port", str(port)]
+    full_env = {**os.environ, "ATTENTION_TALK_WORKERS": "1", **(env or {})}
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=full_env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                if proc.poll() is not None or time.perf_counter() - start > timeout:
+                    raise RuntimeError(f"server {cmd} did not start") from None
+                time.sleep(0.01)
+        yield url, time.perf_counter() - start
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        kwargs = {"args": CHROMIUM_ARGS}
+        if os.path.exists(CHROMIUM):
+            kwargs["executable_path"] = CHROMIUM
+        browser = p.chromium.launch(**kwargs)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
