@@ -52,6 +52,8 @@ class Slide(_Strict):
     title: str = Field(min_length=1, max_length=120)
     template: str = Field(default="matrix", description=f"The slide's kind: one of {', '.join(TEMPLATES)}.")
     notes: str = Field(min_length=1, description="Speaker notes.")
+    equations: dict[str, str] = Field(default_factory=dict, description=(
+        "Named LaTeX equations, rendered as MathML on the server; a frame's 'equation' widget shows one."))
     steps: list[Step] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -59,6 +61,21 @@ class Slide(_Strict):
         if self.template not in TEMPLATES:
             raise ValueError(f"unknown template {self.template!r}; known: {', '.join(TEMPLATES)}")
         return self
+
+    @model_validator(mode="after")
+    def _equations_convert(self) -> Slide:
+        for name in self.equations:
+            self.mathml(name)  # raises on LaTeX that latex2mathml cannot read
+        return self
+
+    def mathml(self, name: str) -> str:
+        """The equation ``name`` as MathML markup (latex2mathml's own output, safe to insert)."""
+        from latex2mathml.converter import convert
+
+        try:
+            return convert(self.equations[name], display="block")
+        except Exception as exc:  # latex2mathml raises several exception types
+            raise ValueError(f"equation {name!r} is not valid LaTeX: {exc}") from None
 
 
 class Story(_Strict):

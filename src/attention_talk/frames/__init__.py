@@ -7,7 +7,7 @@ at start-up and serves them from memory.
 from __future__ import annotations
 
 from attention_talk.deck import Deck
-from attention_talk.frames import chapter1  # noqa: F401  (registers builders)
+from attention_talk.frames import chapter1, chapter2  # noqa: F401  (registers builders)
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.model import Frame, FrameBody
 from attention_talk.frames.registry import BUILDERS

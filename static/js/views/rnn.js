@@ -1,0 +1,45 @@
+// "rnn": an encoder–decoder diagram. The RNN reads source tokens into h₁…hₙ; in "bottleneck"
+// mode the decoder gets only c = hₙ; in "attention" mode every state feeds the focus output word
+// with a line whose width follows its (computed) weight.
+import { formatNumber, svg } from "./format.js";
+import { registerWidget } from "./widgets.js";
+
+registerWidget("rnn", (root, widget) => {
+  const { source, states, target, mode, weights, focus } = widget.data;
+  const W = widget.box.w, H = widget.box.h;
+  root.replaceChildren();
+  const s = svg("svg", { class: `rnn mode-${mode}`, viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
+    "aria-label": `encoder states ${states.join(", ")}; decoder ${mode}` });
+  const xs = source.map((_, i) => 110 + i * 200);
+  const box = (cx, y, w, h, text, cls) => {
+    const g = svg("g", { class: cls }, s);
+    svg("rect", { x: cx - w / 2, y, width: w, height: h, rx: 10 }, g);
+    svg("text", { x: cx, y: y + h / 2, "text-anchor": "middle", "dominant-baseline": "central" }, g).textContent = text;
+    return g;
+  };
+  const line = (x1, y1, x2, y2, cls, width = 3) =>
+    svg("line", { x1, y1, x2, y2, class: cls, "stroke-width": width }, s);
+  source.forEach((tok, i) => {
+    svg("text", { class: "rnn-token", x: xs[i], y: 30, "text-anchor": "middle" }, s).textContent = tok;
+    line(xs[i], 42, xs[i], 72, "rnn-link");
+    box(xs[i], 76, 120, 56, states[i], "rnn-state");
+    if (i > 0) line(xs[i - 1] + 62, 104, xs[i] - 62, 104, "rnn-link arrow");
+  });
+  svg("text", { class: "rnn-note", x: 50, y: 290 }, s).textContent = "encoder reads left to right →";
+  const dx = target.map((_, i) => 930 + i * 150);
+  target.forEach((tok, i) => box(dx[i], 225, 136, 52, tok, `rnn-target${i === focus ? " focus" : ""}`));
+  svg("text", { class: "rnn-note", x: 860, y: 205 }, s).textContent = "decoder";
+  const last = xs[xs.length - 1];
+  if (mode === "bottleneck") {
+    box(1160, 76, 200, 56, `c = ${states[states.length - 1]}`, "rnn-c");
+    line(last + 62, 104, 1058, 104, "rnn-link arrow");
+    dx.forEach((x) => line(1160, 134, x, 222, "rnn-link"));
+  } else if (mode === "attention" && weights) {
+    weights.forEach((w, j) => {
+      line(xs[j], 134, dx[focus], 222, "rnn-attn", 2 + 16 * w);
+      const t = svg("text", { class: "rnn-weight", x: xs[j] - 70, y: 160 }, s);
+      t.textContent = `α = ${formatNumber(w, 2)}`;
+    });
+  }
+  root.appendChild(s);
+});

@@ -1,0 +1,45 @@
+// "weight-bars": one labelled bar per value (e.g. a row of attention weights), with the row's sum when
+// given. Values arrive computed; the view only scales bar lengths to the largest value.
+import { formatNumber } from "./format.js";
+import { registerWidget } from "./widgets.js";
+
+export function drawBars(root, { title, labels, values, digits = 3, highlight = null, sum = null,
+  value_labels: valueLabels = null }, kind = "weights") {
+  root.replaceChildren();
+  const head = document.createElement("h3");
+  head.className = "wb-title";
+  head.textContent = title || "";
+  root.appendChild(head);
+  const list = document.createElement("div");
+  list.className = `wb-list kind-${kind}`;
+  list.setAttribute("role", "list");
+  const max = Math.max(...values.map(Math.abs), 1e-12);
+  values.forEach((v, i) => {
+    const row = document.createElement("div");
+    row.className = `wb-row${i === highlight ? " hl" : ""}`;
+    row.setAttribute("role", "listitem");
+    const label = document.createElement("span");
+    label.className = "wb-label";
+    label.textContent = labels[i];
+    const track = document.createElement("span");
+    track.className = "wb-track";
+    const fill = document.createElement("span");
+    fill.className = "wb-fill";
+    fill.style.width = `${(100 * Math.abs(v)) / max}%`;
+    track.appendChild(fill);
+    const value = document.createElement("span");
+    value.className = "wb-value";
+    value.textContent = valueLabels ? valueLabels[i] : formatNumber(v, digits);
+    row.append(label, track, value);
+    list.appendChild(row);
+  });
+  root.appendChild(list);
+  if (sum !== null && sum !== undefined) {
+    const total = document.createElement("p");
+    total.className = "wb-sum";
+    total.textContent = `row sum ${formatNumber(sum, 3)}`;
+    root.appendChild(total);
+  }
+}
+
+registerWidget("weight-bars", (root, widget) => drawBars(root, widget.data, widget.kind));

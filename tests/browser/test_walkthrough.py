@@ -1,0 +1,154 @@
+"""Chapter 2 in real Chromium: every step, the choose-a-token widget, derivation panels, no overflow."""
+
+from __future__ import annotations
+
+import pytest
+
+DECK = "attention-walkthrough"
+
+OUTSIDE_STAGE = """() => {
+  const s = document.querySelector('#stage').getBoundingClientRect();
+  const bad = [];
+  for (const el of document.querySelectorAll('.slide.active *, .derivation-panel:not([hidden])')) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    if (r.left < s.left - 1 || r.top < s.top - 1 || r.right > s.right + 1 || r.bottom > s.bottom + 1) {
+      bad.push(el.tagName + '.' + (el.className.baseVal ?? el.className));
+    }
+  }
+  return bad;
+}"""
+
+
+def num(text: str) -> float:
+    text = text.strip().replace("−", "-")
+    return float("-inf") if text == "-∞" else float(text)
+
+
+def test_walk_every_step(open_talk, watch, server_url) -> None:
+    page = open_talk(DECK)
+    manifest = page.request.get(f"{server_url}/api/decks/{DECK}").json()
+    captions = [c for s in manifest["slides"] for c in s["captions"]]
+    assert len(captions) >= 45
+    region = page.locator("#caption")
+    for i, caption in enumerate(captions):
+        assert region.inner_text() == caption
+        page.wait_for_timeout(60)
+        assert page.evaluate(OUTSIDE_STAGE) == [], (i, caption)
+        if i < len(captions) - 1:
+            page.keyboard.press("ArrowRight")
+    watch.assert_clean()
+
+
+def goto_slide(page, slide_id: str, step: int = 1) -> None:
+    number = page.evaluate(f"window.attentionTalk.player.slides.findIndex(s => s.id === '{slide_id}') + 1")
+    page.evaluate(f"location.hash = '#/{number}/{step}'")
+    page.wait_for_function(f"document.querySelector('#player').dataset.slide === '{slide_id}' && "
+                           f"document.querySelector('#player').dataset.step === '{step}'")
+
+
+def picker_state(page) -> tuple[str, list[float], str]:
+    root = page.locator(".slide.active .widget-token-picker")
+    values = [num(t) for t in root.locator(".wb-value").all_inner_texts()]
+    return root.get_attribute("data-selected"), values, root.locator(".wb-sum").inner_text()
+
+
+def test_choose_a_token(open_talk, watch) -> None:
+    page = open_talk(DECK)
+    goto_slide(page, "self-cross-masks", 5)
+    page.wait_for_selector(".slide.active .widget-token-picker .picker-token")
+    first = picker_state(page)
+    assert first[2] == "row sum 1.000"
+    page.locator(".slide.active .picker-token").nth(1).click()
+    clicked = picker_state(page)
+    assert clicked[0] == "1" and clicked[1] != first[1] and clicked[2] == "row sum 1.000"
+    assert sum(clicked[1]) == pytest.approx(1.0, abs=0.004)
+    page.keyboard.press("3")
+    assert picker_state(page)[0] == "2"
+    page.keyboard.press("Tab")
+    by_tab = picker_state(page)
+    assert by_tab[0] == "3" and by_tab[2] == "row sum 1.000"
+    root = page.locator("#player")
+    assert (root.get_attribute("data-slide"), root.get_attribute("data-step")) == ("self-cross-masks", "5")
+    watch.assert_clean()
+
+
+def panel_recomputes(page) -> float:
+    """Read the open derivation panel's numbers and redo its arithmetic; return the implied value."""
+    panel = page.locator(".derivation-panel:not([hidden])")
+    value = None
+    for line in panel.locator(".deriv-line[data-op]").all():
+        op = line.get_attribute("data-op")
+        nums = {}
+        for el in line.locator(".num").all():
+            nums.setdefault(el.get_attribute("data-role"), []).append(num(el.inner_text()))
+        if op == "sum":
+            total = sum(a * b for a, b in zip(nums["a"], nums["b"], strict=True)) + sum(nums.get("rest", []))
+            shown_total = num(line.locator("xpath=following-sibling::li[1]").locator(".num").inner_text())
+            assert total == pytest.approx(shown_total, abs=2e-3 * (1 + len(nums["a"])))
+            value = shown_total
+        elif op == "scale":
+            assert value * nums["factor"][0] == pytest.approx(nums["result"][0], abs=2e-3)
+            value = nums["result"][0]
+        elif op in ("mask", "copy"):
+            value = nums["result"][0]
+        elif op == "softmax":
+            exps = panel.locator(".deriv-exps .num[data-role='e']").all_inner_texts()
+            rest = panel.locator(".deriv-exps .num[data-role='rest']").all_inner_texts()
+            total = num(panel.locator(".num[data-role='den']").inner_text())
+            assert sum(num(e) for e in exps) + sum(num(r) for r in rest) == pytest.approx(total, abs=2e-3)
+            value = num(panel.locator(".num[data-role='num']").inner_text()) / total
+    return value
+
+
+@pytest.mark.parametrize("slide, step, tensor", [
+    ("pipeline", 1, "Q"), ("pipeline", 5, "S"), ("pipeline", 6, "S"), ("pipeline", 7, "S"),
+    ("pipeline", 8, "Z"), ("multi-head", 5, "cat"), ("multi-head", 5, "Y"), ("before-attention", 4, "c"),
+])
+def test_derivation_panel_recomputes_the_cell(open_talk, watch, slide, step, tensor) -> None:
+    page = open_talk(DECK)
+    goto_slide(page, slide, step)
+    cells = page.locator(f".slide.active [data-tensor='{tensor}'] .cell.derivable")
+    cells.first.wait_for()
+    for k in (0, cells.count() - 1):
+        cell = cells.nth(k)
+        cell.click()
+        panel = page.locator(".derivation-panel:not([hidden])")
+        assert panel.is_visible()
+        shown = num(cell.locator("text").text_content())
+        value = panel_recomputes(page)
+        digits = len(cell.locator("text").text_content().split(".")[-1])
+        if shown == float("-inf"):
+            assert value == float("-inf")
+        else:
+            assert value == pytest.approx(shown, abs=0.6 * 10 ** -digits + 2e-3)
+        assert page.evaluate(OUTSIDE_STAGE) == []
+    watch.assert_clean()
+
+
+def test_cells_are_keyboard_reachable(open_talk, watch) -> None:
+    page = open_talk(DECK)
+    goto_slide(page, "pipeline", 4)
+    cell = page.locator(".slide.active [data-tensor='S'] .cell.derivable").first
+    cell.wait_for()
+    assert cell.get_attribute("tabindex") == "0" and cell.get_attribute("role") == "button"
+    cell.focus()
+    assert page.locator(".derivation-panel:not([hidden])").is_visible()
+    assert "q(" in page.locator(".derivation-panel .deriv-title").inner_text()
+    page.keyboard.press("Escape")
+    assert page.locator(".derivation-panel").is_hidden()
+    watch.assert_clean()
+
+
+def test_chapter_one_map_cells_explain_themselves(open_talk, watch) -> None:
+    page = open_talk("attention-step-by-step")
+    number = page.evaluate("window.attentionTalk.player.slides.findIndex(s => s.id === 'attention-map') + 1")
+    if number == 0:
+        pytest.skip("chapter 1 has no attention-map slide")
+    page.evaluate(f"location.hash = '#/{number}/4'")
+    cell = page.locator(".slide.active [data-tensor='map'] .cell.derivable").nth(3)
+    cell.wait_for()
+    cell.click()
+    value = panel_recomputes(page)
+    assert value == pytest.approx(num(cell.locator("text").text_content()), abs=0.06)
+    watch.assert_clean()

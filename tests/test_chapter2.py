@@ -1,0 +1,209 @@
+"""Chapter 2, the walkthrough: deck shape, layout, the engine's numbers through the API, MathML,
+FlashAttention ending at exact attention, and derivations that recompute every cell they explain."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from attention_talk.deck import load_deck
+from attention_talk.engine import attend
+from attention_talk.frames import build_deck_frames
+from attention_talk.frames.derivations import derive_output, derive_projection, derive_scores, derive_weights
+from attention_talk.frames.model import STAGE_H, STAGE_W, CellDerivation
+from attention_talk.frames.tensors import tensor
+from attention_talk.paths import data_dir
+from attention_talk.walkthrough_inputs import SENTENCE_MONEY, SENTENCE_RIVER, sentence
+from attention_talk.web import create_app
+
+DECK_ID = "attention-walkthrough"
+DECK = data_dir("slides") / f"{DECK_ID}.yaml"
+CAPTION_TOP = 780
+
+
+@pytest.fixture(scope="module")
+def deck():
+    return load_deck(DECK)
+
+
+@pytest.fixture(scope="module")
+def frames(deck):
+    return build_deck_frames(deck)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app()) as c:
+        yield c
+
+
+def api_frames(client, slide: str) -> list[dict]:
+    r = client.get(f"/api/decks/{DECK_ID}/slides/{slide}/frames")
+    assert r.status_code == 200, r.text
+    return r.json()["frames"]
+
+
+def test_nine_sections_in_order_with_notes(deck) -> None:
+    titles = [s.title for s in deck.slides[1:]]
+    assert [t.split(" · ")[0] for t in titles] == [str(i) for i in range(1, 10)]
+    assert 45 <= deck.step_count <= 60
+    for slide in deck.slides:
+        assert slide.notes.strip()
+        for step in slide.steps:
+            assert len(step.caption) <= 60, step.caption
+            assert step.narration.count(".") >= 1
+
+
+def test_every_box_is_on_the_stage_and_above_the_caption_bar(frames) -> None:
+    for slide_frames in frames.values():
+        for f in slide_frames:
+            for item in [*f.tensors, *f.notes, *f.widgets]:
+                b = item.box
+                assert b.x >= 0 and b.y >= 100 and b.x + b.w <= STAGE_W and b.y + b.h <= CAPTION_TOP, (
+                    f.slide, f.step, getattr(item, "name", getattr(item, "id", "")))
+                assert b.y + b.h <= STAGE_H
+
+
+def test_bank_starts_equal_and_ends_different(deck) -> None:
+    river, money = sentence(SENTENCE_RIVER, deck.story.seed), sentence(SENTENCE_MONEY, deck.story.seed)
+    i, j = river.index("bank"), money.index("bank")
+    np.testing.assert_array_equal(river.lookup[i], money.lookup[j])
+    assert river.contextual[i][0] > river.contextual[i][1]  # by the river: more water than money
+    assert money.contextual[j][1] > money.contextual[j][0]  # at the bank desk: more money
+    assert river.attention.weights[i].sum() == pytest.approx(1.0)
+
+
+def test_section_7_numbers_through_the_api(client) -> None:
+    steps = api_frames(client, "multi-head")
+    by_name = {t["name"]: t for t in steps[3]["tensors"]}  # head 2 step: A¹, outputs of both heads
+    assert by_name["A1"]["values"][0] == pytest.approx([0.401, 0.198, 0.401], abs=5e-4)
+    assert by_name["O1"]["values"][0] == pytest.approx([0.802, 0.599], abs=5e-4)
+    assert by_name["O2"]["values"][0] == pytest.approx([0.503, 0.248], abs=5e-4)
+    concat = {t["name"]: t for t in steps[4]["tensors"]}["cat"]
+    assert concat["values"][0] == pytest.approx([0.802, 0.599, 0.503, 0.248], abs=5e-4)
+    assert concat["shape"] == [3, 4]
+
+
+def test_mathml_is_rendered_on_the_server(client) -> None:
+    html = client.get(f"/talk/{DECK_ID}").text
+    assert '<div class="equation-source" data-equation="attention">' in html
+    assert "<math" in html and "<mfrac>" in html and "<msqrt>" in html
+    assert "\\frac" not in html  # no LaTeX left for the browser
+
+
+def test_flash_attention_ends_equal_to_exact_attention(client, deck) -> None:
+    river = sentence(SENTENCE_RIVER, deck.story.seed)
+    exact = attend(river.q, river.k, river.v).output
+    steps = [f for f in api_frames(client, "the-cost") if any(w["type"] == "flash" for w in f["widgets"])]
+    assert len(steps) >= 4
+    final = next(w for w in steps[-1]["widgets"] if w["type"] == "flash")["data"]
+    assert final["final"] is True
+    out = np.zeros_like(exact)
+    for t in final["tiles"]:  # the running O of each query block after its last tile
+        out[t["rows"][0]:t["rows"][1]] = t["o"]
+    np.testing.assert_allclose(out, exact, atol=1e-12)
+    np.testing.assert_allclose(final["exact"], exact, atol=1e-12)
+    currents = [next(w for w in f["widgets"] if w["type"] == "flash")["data"]["current"] for f in steps[:-1]]
+    assert currents == list(range(len(final["tiles"])))  # one key press per tile, in order
+
+
+def test_token_picker_rows_are_the_engines(frames, deck) -> None:
+    river = sentence(SENTENCE_RIVER, deck.story.seed)
+    picker = next(w for f in frames["self-cross-masks"] for w in f.widgets if w.type == "token-picker")
+    np.testing.assert_allclose(picker.data["rows"], river.attention.weights, atol=1e-12)
+    assert all(s == pytest.approx(1.0) for s in picker.data["sums"])
+
+
+def test_slider_counts_come_from_the_cost_model(frames) -> None:
+    slider = next(w for f in frames["the-cost"] for w in f.widgets if w.type == "slider")
+    for o in slider.data["options"]:
+        assert o["cells"] == o["n"] ** 2 and o["bytes"] == 2 * o["n"] ** 2
+
+
+def test_kv_cache_bytes_per_token_per_layer(frames) -> None:
+    bars = next(w for f in frames["the-cost"] for w in f.widgets if w.id == "kvbars")
+    assert bars.data["values"] == [65_536, 1_152]
+
+
+# ---- derivations ---------------------------------------------------------------------------------
+def recompute(cell: CellDerivation) -> float | None:
+    """Redo a cell's derivation from its parts alone; returns the cell value it implies."""
+    value: float | None = None
+    for part in cell.parts:
+        if part.op == "sum":
+            value = sum(t.a * t.b for t in part.terms) + part.more_sum
+            assert value == pytest.approx(part.value, rel=1e-9, abs=1e-9)
+            if part.more:
+                assert len(part.terms) < part.more + len(part.terms)
+        elif part.op == "scale":
+            value = value * part.factor
+        elif part.op == "mask":
+            value = None if part.value is None else value
+        elif part.op == "softmax":
+            for t in part.terms:
+                expected = 0.0 if t.a is None else math.exp(t.a - part.factor)
+                assert t.b == pytest.approx(expected, rel=1e-9, abs=1e-12)
+            assert sum(t.b for t in part.terms) + part.more_sum == pytest.approx(part.total)
+            value = part.num / part.total
+        elif part.op == "copy":
+            value = part.value
+        if part.value is None or value is None:
+            assert part.value is None and value is None, part
+        else:
+            assert value == pytest.approx(part.value, rel=1e-9, abs=1e-9)
+    return value
+
+
+def all_derivations(frames_by_slide):
+    for slide_frames in frames_by_slide.values():
+        for f in slide_frames:
+            for t in f.tensors:
+                if t.derivation:
+                    yield f, t
+
+
+@pytest.mark.parametrize("deck_id", [DECK_ID, "attention-step-by-step"])
+def test_every_derivation_recomputes_its_cell(deck_id) -> None:
+    frames = build_deck_frames(load_deck(data_dir("slides") / f"{deck_id}.yaml"))
+    count = 0
+    for f, t in all_derivations(frames):
+        shown = {(r, c): t.values[i][j] for i, r in enumerate(t.row_index) for j, c in enumerate(t.col_index)}
+        assert {(c.r, c.c) for c in t.derivation.cells} == set(shown), (f.slide, t.name)
+        for cell in t.derivation.cells:
+            value = recompute(cell)
+            displayed = shown[cell.r, cell.c]
+            if displayed is None:
+                assert value is None and cell.value is None, (f.slide, t.name, cell.r, cell.c)
+            else:
+                assert value == pytest.approx(displayed, abs=2e-6), (f.slide, t.name, cell.r, cell.c)
+            count += 1
+    assert count > 0
+
+
+def test_walkthrough_derivations_cover_every_kind(frames) -> None:
+    kinds = {t.derivation.kind for _, t in all_derivations(frames)}
+    assert {"projection", "scores", "scaled", "masked", "weights", "output", "copy"} <= kinds
+
+
+def test_long_sums_show_a_few_terms_and_the_rest() -> None:
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((2, 7168)), rng.standard_normal((7168, 3))
+    t = derive_projection(tensor("q", "q", "query", x @ w, (0, 0, 100, 100)), x, w)
+    part = t.derivation.cells[0].parts[0]
+    assert len(part.terms) == 3 and part.more == 7165
+    assert sum(tm.a * tm.b for tm in part.terms) + part.more_sum == pytest.approx((x @ w)[0, 0])
+
+
+def test_helpers_on_a_tiny_masked_head() -> None:
+    q = np.array([[1.0, 0.0], [0.0, 1.0]])
+    a = attend(q, q, q, causal=True)
+    s = derive_scores(tensor("s", "s", "mask", a.masked, (0, 0, 9, 9)), a.q, a.k, scale=a.scale, mask=a.mask)
+    blocked = next(c for c in s.derivation.cells if (c.r, c.c) == (0, 1))
+    assert blocked.value is None and "hidden" in blocked.parts[-1].text
+    w = derive_weights(tensor("w", "w", "weights", a.weights, (0, 0, 9, 9)), a.masked)
+    assert next(c for c in w.derivation.cells if (c.r, c.c) == (0, 0)).value == pytest.approx(1.0)
+    o = derive_output(tensor("o", "o", "output", a.output, (0, 0, 9, 9)), a.weights, a.v)
+    assert [c.value for c in o.derivation.cells] == pytest.approx(a.output.ravel().tolist())
