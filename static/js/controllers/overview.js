@@ -88,7 +88,10 @@ export class OverviewController extends Controller {
       list.appendChild(li);
       this.items.push(button);
     });
-    this.panel.appendChild(list);
+    const hint = document.createElement("p");
+    hint.className = "overview-hint";
+    hint.textContent = "Overview · arrows move · Enter goes there · Esc or O returns";
+    this.panel.append(hint, list);
   }
 
   fit() {

@@ -35,7 +35,7 @@ def talk(request: Request, deck: DeckDep) -> HTMLResponse:
 def presenter(request: Request, deck: DeckDep) -> HTMLResponse:
     """The speaker view: current and next step, notes, timer; follows the talk's window."""
     return templates.TemplateResponse(request, "presenter.html", {
-        "deck": deck, "manifest": manifest(deck), "keys": PRESENTER_KEYS})
+        "deck": deck, "manifest": manifest(deck), "keys": PRESENTER_KEYS, "presenter": True})
 
 
 @router.get("/talk/{deck}/print", include_in_schema=False)
