@@ -207,3 +207,15 @@ def test_helpers_on_a_tiny_masked_head() -> None:
     assert next(c for c in w.derivation.cells if (c.r, c.c) == (0, 0)).value == pytest.approx(1.0)
     o = derive_output(tensor("o", "o", "output", a.output, (0, 0, 9, 9)), a.weights, a.v)
     assert [c.value for c in o.derivation.cells] == pytest.approx(a.output.ravel().tolist())
+
+
+def test_ids_are_unique_within_each_frame(frames) -> None:
+    for slide_frames in frames.values():
+        for f in slide_frames:
+            for items in ([t.name for t in f.tensors], [n.id for n in f.notes], [w.id for w in f.widgets]):
+                assert len(items) == len(set(items)), (f.slide, f.step, items)
+
+
+def test_every_walkthrough_matrix_explains_its_cells(frames) -> None:
+    missing = {(f.slide, t.name) for fs in frames.values() for f in fs for t in f.tensors if t.derivation is None}
+    assert missing == set()

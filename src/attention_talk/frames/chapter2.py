@@ -33,7 +33,7 @@ from attention_talk.frames.derivations import (
     derive_scores,
     derive_weights,
 )
-from attention_talk.frames.model import Box, Counter, FrameBody, Highlight, Note, Widget
+from attention_talk.frames.model import Box, Counter, FrameBody, Highlight, Note, Tensor, Widget
 from attention_talk.frames.registry import builder
 from attention_talk.frames.tensors import tensor
 from attention_talk.frames.text import figure_source
@@ -41,6 +41,7 @@ from attention_talk.walkthrough_inputs import (
     FEATURES,
     MH_TOKENS,
     MH_X,
+    POSITION_STRENGTH,
     SENTENCE_MONEY,
     SENTENCE_RIVER,
     SOURCE,
@@ -132,9 +133,11 @@ def word(ctx: BuildContext, p: WordParams) -> FrameBody:
             f"tokenizers cut text into sub-word pieces from vocabularies of tens of thousands "
             f"(DeepSeek-V3.2: {129_280:,}). An id is a row number, not a quantity.")))
     elif p.stage == "table":
-        body.tensors.append(tensor("E", "embedding table E", "input", table, box(LEFT, 110, 620, 660),
-                                   rows=list(VOCAB), cols=FEATS, max_rows=20, max_cols=4,
-                                   highlight=Highlight(rows=[bank_id])))
+        et = tensor("E", "embedding table E", "input", table, box(LEFT, 110, 620, 660),
+                    rows=list(VOCAB), cols=FEATS, max_rows=20, max_cols=4, highlight=Highlight(rows=[bank_id]))
+        body.tensors.append(derive_copy(et, lambda r, c: (
+            "a parameter: learned in a real model; here a designed feature plus seeded noise",
+            float(table[r, c])), formula="parameter", title=lambda r, c: f"E[{r}] (“{VOCAB[r]}”), {FEATS[c]}"))
         body.notes.append(Note(id="row", box=box(740, 160, 780, 300), kind="input", text=(
             f"One learned row per vocabulary entry: {len(VOCAB)} × {table.shape[1]} here. "
             f"Real tables are far wider: DeepSeek-V3.2 has {129_280:,} rows of {7168:,} numbers. "
@@ -154,9 +157,13 @@ def word(ctx: BuildContext, p: WordParams) -> FrameBody:
             f"Both “bank” rows are E[{bank_id}] = {_vec(river.lookup[b])}: "
             f"{'identical' if same else 'different'}. The lookup cannot know which bank is meant.")))
     elif p.stage == "positions":
-        body.tensors.append(tensor("P", f"positions {river.positions[0].size}-wide sinusoids × 0.1",
-                                   "neutral", river.positions, box(LEFT, 130, 700, 400),
-                                   rows=[f"{i + 1}" for i in range(len(river.tokens))], cols=FEATS))
+        d = river.positions.shape[1]
+        pt = tensor("P", f"positions: {d}-wide sinusoids × {POSITION_STRENGTH}", "neutral", river.positions,
+                    box(LEFT, 130, 700, 400), rows=[f"{i + 1}" for i in range(len(river.tokens))], cols=FEATS)
+        body.tensors.append(derive_copy(pt, lambda r, c: (
+            f"{POSITION_STRENGTH} × {'sin' if c % 2 == 0 else 'cos'}({r} / 10000^({2 * (c // 2)}/{d}))",
+            float(river.positions[r, c])), formula=f"{POSITION_STRENGTH} · PE",
+            title=lambda r, c: f"position {r + 1}, column {c + 1}"))
         xt = tensor("X", "X = E[ids] + P", "input", river.x, box(800, 130, 740, 400),
                     rows=list(river.tokens), cols=FEATS, highlight=Highlight(rows=[b]))
         derive_copy(xt, lambda r, c: (f"E[{river.ids[r]}] = {_f(river.lookup[r, c])} plus position "
@@ -227,7 +234,9 @@ def rnn(ctx: BuildContext, p: RnnParams) -> FrameBody:
     if p.stage == "encoder":
         t = tensor("H", "encoder states H (one row per hᵢ)", "key", s2s.h, box(LEFT, 440, 700, 300),
                    rows=states, cols=[str(i + 1) for i in range(4)])
-        body.tensors.append(t)
+        body.tensors.append(derive_copy(t, lambda r, c: (
+            f"tanh(Wₓ x({SOURCE[r]}) + Wₕ h{'₀₁₂₃'[r]}), coordinate {c + 1}: the recurrence", float(s2s.h[r, c])),
+            formula="tanh(Wₓ xₜ + Wₕ hₜ₋₁)", title=lambda r, c: f"{states[r]}, coordinate {c + 1}"))
         body.notes.append(Note(id="rec", box=box(800, 450, 740, 250), kind="key", text=(
             "hₜ = tanh(Wₓ xₜ + Wₕ hₜ₋₁): each state mixes the new word into the previous "
             f"state. Every hᵢ has the same width ({s2s.h.shape[1]} here, often 512), however "
@@ -489,8 +498,9 @@ def variants(ctx: BuildContext, p: VariantParams) -> FrameBody:
     elif p.stage == "causal":
         toks = list(river.tokens)
         m = causal_mask(len(toks))
-        body.tensors.append(tensor("mask", "causal mask M", "mask", m, box(LEFT, 130, 760, 520),
-                                   rows=toks, cols=toks, digits=0))
+        body.tensors.append(_mask_tensor("causal mask M", m, toks, lambda r, c: (
+            f"position {c + 1} is after position {r + 1}: blocked" if c > r else
+            f"position {c + 1} is not after position {r + 1}: allowed")))
         body.notes.append(Note(id="rule", box=box(880, 150, 660, 330), kind="mask", text=(
             f"Row i may read columns 1…i: {int((m == 0).sum())} allowed cells, "
             f"{int((m != 0).sum())} blocked. The −∞ is added before softmax, where it becomes a "
@@ -499,8 +509,9 @@ def variants(ctx: BuildContext, p: VariantParams) -> FrameBody:
         toks = [*money.tokens, "<pad>"]
         keep = np.array([True] * len(money.tokens) + [False])
         m = padding_mask(keep)
-        body.tensors.append(tensor("mask", "padding mask M", "mask", m, box(LEFT, 130, 760, 520),
-                                   rows=toks, cols=toks, digits=0))
+        body.tensors.append(_mask_tensor("padding mask M", m, toks, lambda r, c: (
+            f"“{toks[c]}” is padding: blocked in every row" if not keep[c] else
+            f"“{toks[c]}” is a real token: allowed")))
         body.notes.append(Note(id="rule", box=box(880, 150, 660, 330), kind="mask", text=(
             f"A different mask: sentences in a batch are padded to one length. Every row blocks the "
             f"{int((~keep).sum())} padding column; the future is not the issue here.")))
@@ -514,6 +525,12 @@ def variants(ctx: BuildContext, p: VariantParams) -> FrameBody:
                                        "sums": [float(r.sum()) for r in w], "selected": sel,
                                        "title": "weights of the chosen query token"}))
     return body
+
+
+def _mask_tensor(label: str, m: np.ndarray, toks: list[str], why) -> Tensor:
+    t = tensor("mask", label, "mask", m, box(LEFT, 130, 760, 520), rows=toks, cols=toks, digits=0)
+    return derive_copy(t, lambda r, c: (why(r, c), None if m[r, c] == -np.inf else float(m[r, c])),
+                       formula="0 keeps, −∞ blocks", title=lambda r, c: f"M[{toks[r]}, {toks[c]}]")
 
 
 # ---- 7 · multi-head ----------------------------------------------------------------------------------
@@ -579,11 +596,13 @@ def heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
         ot2 = tensor("O2", "head 2 output A²·V²", "output", h2.output, box(980, 400, 420, 240),
                      rows=toks, cols=["3", "4"], digits=3, highlight=Highlight(rows=[0]))
         body.tensors.append(derive_output(ot2, h2.weights, h2.v, row_names=toks, key_names=toks))
+        body.notes = [n for n in body.notes if n.id != "row"]
         body.notes.append(Note(id="row", box=box(1080, 130, 460, 230), kind="output", text=(
             f"“river”: head 1 gives {_vec(mh.heads[0].output[0], 3)}, head 2 gives "
             f"{_vec(h2.output[0], 3)} (its weights {_vec(h2.weights[0], 3)}).")))
     if stage == 4:
         body.tensors = [t for t in body.tensors if t.name in ("X",)]
+        body.notes.clear()
         ct = tensor("cat", "concat(head 1, head 2)", "output", mh.concat, box(LEFT, 400, 470, 240),
                     rows=toks, cols=["1", "2", "3", "4"], digits=3, highlight=Highlight(rows=[0]))
         derive_copy(ct, lambda r, c: (f"head {1 + c // 2} output, “{toks[r]}”, column {c % 2 + 1}",
@@ -643,10 +662,12 @@ def cost(ctx: BuildContext, p: CostParams) -> FrameBody:
             cells, mem = c.attention_map_cells(n), c.attention_map_bytes(n)
             opts.append({"n": n, "cells": cells.value, "bytes": mem.value, "cells_formula": cells.formula,
                          "bytes_formula": mem.formula,
-                         "all_heads_bytes": mem.value * pre.heads})
+                         "all_heads_bytes": mem.value * pre.heads, "side": n / PAIR_NS[-1]})
         body.widgets.append(Widget(id="slider", type="slider", box=box(LEFT, 130, 1480, 560),
                                    kind="scores", data={"options": opts, "selected": 1, "heads": pre.heads,
-                                                        "title": "context length n"}))
+                                                        "title": "context length n",
+                                                        "square_label": f"area ∝ n²; the whole square is "
+                                                                        f"n = {PAIR_NS[-1]:,}"}))
     elif p.stage == "kv":
         river, _ = _ctx_sentences(ctx)
         dec = decode(river.q, river.k, river.v)
@@ -656,7 +677,8 @@ def cost(ctx: BuildContext, p: CostParams) -> FrameBody:
                     rows=toks, cols=["1", "2", "3"], highlight=Highlight(rows=[t - 1]))
         vt = tensor("Vc", f"V cache after {t} tokens", "value", river.v, box(620, 130, 520, 400),
                     rows=toks, cols=["1", "2", "3"], highlight=Highlight(rows=[t - 1]))
-        body.tensors += [kt, vt]
+        body.tensors += [derive_projection(kt, river.x, W_K, x_name="x", w_name="W_K", row_names=toks),
+                         derive_projection(vt, river.x, W_V, x_name="x", w_name="W_V", row_names=toks)]
         growth = ", ".join(str(x) for x in dec.cache_numbers)
         per = c.kv_bytes_per_token_layer("mha")
         body.notes.append(Note(id="grow", box=box(1180, 140, 360, 560), kind="key", text=(
@@ -666,8 +688,8 @@ def cost(ctx: BuildContext, p: CostParams) -> FrameBody:
         body.counters.append(_counter("kvtok", c.kv_bytes_per_token("mha"), "MHA cache per token"))
     elif p.stage == "mla":
         mha, mla = c.kv_bytes_per_token_layer("mha"), c.kv_bytes_per_token_layer("mla")
-        body.widgets.append(bars("kvbars", box(LEFT, 130, 1000, 420), "KV cache bytes per token per layer",
-                                 ["multi-head (MHA)", "DeepSeek MLA"], np.array([mha.value, mla.value]),
+        body.widgets.append(bars("kvbars", box(LEFT, 150, 1000, 300), "KV cache bytes per token per layer",
+                                 ["MHA", "MLA"], np.array([mha.value, mla.value]),
                                  kind="key", digits=0, show_sum=False,
                                  value_labels=[f"{fmt_count(mha.value)} B", f"{fmt_count(mla.value)} B"]))
         ratio = c.kv_ratio("mha", "mla")
@@ -676,7 +698,6 @@ def cost(ctx: BuildContext, p: CostParams) -> FrameBody:
             f"latent: {c.kv_numbers_per_token_layer('mla').formula}. That is {ratio.value:.1f}× less "
             f"(× {pre.layers} layers: {fmt_count(c.kv_bytes_per_token('mla').value)} bytes per "
             f"token). Source: DeepSeek-V2/V3 reports.")))
-        body.counters += [_counter("mha", mha, "MHA"), _counter("mla", mla, "MLA")]
     else:
         body.widgets.append(cards("modern", box(LEFT, 150, 1480, 440), [
             {"title": "MLA (DeepSeek)", "kind": "key",

@@ -22,8 +22,7 @@ function show(root, data, i) {
     el.querySelector(".out-value").textContent = rows[k][1];
     el.querySelector(".out-formula").textContent = rows[k][2];
   });
-  const max = data.options[data.options.length - 1].cells;
-  root.querySelector(".slider-square").style.setProperty("--side", `${Math.sqrt(o.cells / max) * 100}%`);
+  root.querySelector(".slider-square").style.setProperty("--side", `${o.side * 100}%`);
 }
 
 registerWidget("slider", (root, widget) => {
@@ -59,6 +58,10 @@ registerWidget("slider", (root, widget) => {
   square.className = "slider-square";
   square.setAttribute("aria-hidden", "true");
   square.appendChild(document.createElement("div"));
+  const note = document.createElement("p");
+  note.className = "slider-square-label";
+  note.textContent = data.square_label || "";
+  square.appendChild(note);
   root.append(label, outs, square);
   input.addEventListener("input", () => {
     const i = Number(input.value);
