@@ -122,7 +122,8 @@ export function openDerivation(cellEl) {
   close.addEventListener("click", closeDerivation);
   head.appendChild(close);
   p.appendChild(head);
-  span(p, "deriv-formula", `${tensor.label} · ${tensor.derivation.formula}`);
+  const formula = tensor.derivation.formula;
+  span(p, "deriv-formula", tensor.label.includes(formula) ? tensor.label : `${tensor.label} · ${formula}`);
   const list = document.createElement("ol");
   list.className = "deriv-lines";
   cell.parts.forEach((part) => renderPart(list, part));
