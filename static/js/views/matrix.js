@@ -124,9 +124,14 @@ function fillTensor(g, t, L, animate) {
   g.querySelectorAll(".axis-label.col").forEach((el) =>
     el.classList.toggle("hl", hl.cols.has(Number(el.dataset.c))));
   const band = g.querySelector(".row-hl");
-  const first = t.row_index.findIndex((r) => hl.rows.has(r));
-  band.classList.toggle("on", first >= 0);
-  if (first >= 0) band.setAttribute("y", TITLE_H + COL_H + L.rows.out[first] - 2);
+  // One band around the highlighted rows (they are contiguous in every frame we draw).
+  const shown = t.row_index.map((r, i) => (hl.rows.has(r) ? i : -1)).filter((i) => i >= 0);
+  band.classList.toggle("on", shown.length > 0);
+  if (shown.length) {
+    const top = L.rows.out[shown[0]], bottom = L.rows.out[shown[shown.length - 1]] + L.ch;
+    band.setAttribute("y", TITLE_H + COL_H + top - 2);
+    band.setAttribute("height", bottom - top + 4);
+  }
 }
 
 export function renderTensors(canvas, tensors) {

@@ -3,6 +3,7 @@
 import { Controller } from "../controllers/controller.js";
 import { renderCounters } from "./counters.js";
 import { renderTensors } from "./matrix.js";
+import { renderSymbols } from "./marks.js";
 import { renderNotes } from "./notes.js";
 import { renderWidgets } from "./widgets.js";
 import "./widget-views.js";
@@ -41,6 +42,9 @@ export class StageView extends Controller {
     }
     const section = this.section(slide.id);
     section.classList.add("active");
+    // A control left focused on a slide that is no longer shown must not keep the keys.
+    const focused = document.activeElement;
+    if (focused && focused !== document.body && focused.closest(".slide") && !section.contains(focused)) focused.blur();
     const frame = this.frames.peek(slide.id, state.step);
     if (frame) { this.draw(section, frame); return; }
     this.frames.load(slide.id).then(() => {
@@ -61,6 +65,7 @@ export class StageView extends Controller {
 export function drawFrame(section, frame) {
   const canvas = section.querySelector(".canvas");
   if (canvas) renderTensors(canvas, frame.tensors);
+  if (canvas) renderSymbols(canvas, frame.symbols || []);
   const layer = section.querySelector(".notes-layer");
   if (layer) renderNotes(layer, frame.notes);
   renderWidgets(section.querySelector(".widget-layer"), frame.widgets, { frame, section });
