@@ -153,6 +153,29 @@ def test_late_speaker_view_catches_up_and_blackout_is_shared(page, demo_url, wat
     watch.assert_clean()
 
 
+def test_two_windows_starting_together_agree_on_the_older_ones_step(page, demo_url) -> None:
+    """Both say hello at once: only the older answers, so they do not swap their steps."""
+    open_talk(page, demo_url)
+    result = page.evaluate("""async () => {
+      const { Player } = await import("/static/js/player.js");
+      const { SyncController } = await import("/static/js/controllers/sync.js");
+      const manifest = { ...window.attentionTalk.player.manifest, id: "sync-probe" };
+      const older = new Player(manifest), newer = new Player(manifest);
+      older.go(4, 2); newer.go(2, 1);
+      const a = new SyncController(older), b = new SyncController(newer);
+      a.since = 1000; b.since = 2000;
+      a.bind(); b.bind();
+      await new Promise((r) => setTimeout(r, 300));
+      const states = [older.state, newer.state].map((s) => `${s.slide}/${s.step}`);
+      newer.next();
+      await new Promise((r) => setTimeout(r, 300));
+      states.push(`${older.state.slide}/${older.state.step}`);
+      a.destroy(); b.destroy();
+      return states;
+    }""")
+    assert result == ["4/2", "4/2", "5/1"]
+
+
 def test_speaker_view_timer_pauses_and_resets(page, demo_url, watch) -> None:
     speaker = open_speaker(page, demo_url)
     elapsed = speaker.locator("#elapsed")

@@ -1,7 +1,9 @@
 // Keeps every window of one deck on the same step (the talk and its speaker view) through a
 // BroadcastChannel. Every change sends the full state {deck, slide, step, paused}; a window that
-// starts (or reloads) says "hello" and adopts the first state it hears back, so it catches up at
-// once. Moves that arrive from another window carry source "sync" and are never sent back.
+// starts (or reloads) says "hello" and adopts the state it hears back, so it catches up at once.
+// Only older windows answer a hello: when two windows start together the newer one gives way,
+// instead of each adopting the other's state. Moves that arrive from another window carry source
+// "sync" and are never sent back.
 import { Controller } from "./controller.js";
 
 export const channelName = (deckId) => `attention-talk:${deckId}`;
@@ -10,6 +12,8 @@ export class SyncController extends Controller {
   constructor(player, { channel = null } = {}) {
     super(player);
     this.deck = player.manifest.id;
+    // When this window started (ms since the epoch); a reload is a newer window.
+    this.since = performance.timeOrigin + performance.now();
     this.channel = channel ?? (typeof BroadcastChannel === "function"
       ? new BroadcastChannel(channelName(this.deck)) : null);
     this._onMessage = (e) => this.receive(e.data);
@@ -22,7 +26,7 @@ export class SyncController extends Controller {
     this.player.addEventListener("statechange", this._onState);
     this.channel.addEventListener("message", this._onMessage);
     // Alone on the channel, nobody answers and our own state (from the URL) stands.
-    this.channel.postMessage({ type: "hello", deck: this.deck });
+    this.channel.postMessage({ type: "hello", deck: this.deck, since: this.since });
     return this;
   }
 
@@ -49,7 +53,10 @@ export class SyncController extends Controller {
 
   receive(msg) {
     if (!msg || msg.deck !== this.deck) return;
-    if (msg.type === "hello") { this.send(); return; }
+    if (msg.type === "hello") {
+      if (!(msg.since < this.since)) this.send(); // a newer window asks: tell it where we are
+      return;
+    }
     if (msg.type !== "state") return;
     this.player.go(msg.slide, msg.step, { source: "sync" });
     this.player.set({ paused: msg.paused || false }, { source: "sync" });
