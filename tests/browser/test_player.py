@@ -27,9 +27,9 @@ def test_loads_clean_and_offline(open_talk, watch) -> None:
 def test_step_forward_and_back(open_talk, watch, forward, back) -> None:
     page = open_talk()
     page.keyboard.press(forward)
-    assert state(page) == ("attention-map", "1", "#/2/1")
+    assert state(page) == ("first-block", "1", "#/2/1")
     page.keyboard.press(forward)
-    assert state(page) == ("attention-map", "2", "#/2/2")
+    assert state(page) == ("first-block", "2", "#/2/2")
     page.keyboard.press(back)
     page.keyboard.press(back)
     assert state(page) == ("title", "1", "#/1/1")
@@ -37,12 +37,12 @@ def test_step_forward_and_back(open_talk, watch, forward, back) -> None:
 
 
 def test_reload_lands_on_the_same_step(open_talk, watch) -> None:
-    page = open_talk(hash_="#/2/3")
-    assert state(page) == ("attention-map", "3", "#/2/3")
+    page = open_talk(hash_="#/9/3")
+    assert state(page) == ("attention-map", "3", "#/9/3")
     page.keyboard.press("ArrowRight")
     page.reload()
     page.wait_for_selector("#player.ready", state="attached")
-    assert state(page) == ("attention-map", "4", "#/2/4")
+    assert state(page) == ("attention-map", "4", "#/9/4")
     watch.assert_clean()
 
 
@@ -60,9 +60,9 @@ def test_last_step_of_previous_slide(open_talk) -> None:
     page.keyboard.press("ArrowLeft")
     assert state(page)[:2] == ("title", "1")
     page.keyboard.press("End")
-    assert state(page)[:2] == ("attention-map", "6")
+    assert state(page)[:2] == ("sources", "1")
     page.keyboard.press("Shift+ArrowLeft")
-    assert state(page)[:2] == ("attention-map", "1")
+    assert state(page)[:2] == ("many-heads", "1")
     page.keyboard.press("Home")
     assert state(page)[:2] == ("title", "1")
 
@@ -105,7 +105,7 @@ def test_keys_ignored_in_text_fields(open_talk) -> None:
 
 
 def test_frame_is_drawn_with_the_engines_numbers(open_talk, server_url) -> None:
-    page = open_talk(hash_="#/2/4")
+    page = open_talk(hash_="#/9/4")
     frames = page.request.get(f"{server_url}/api/decks/{DECK}/slides/attention-map/frames").json()["frames"]
     scores = next(t for t in frames[3]["tensors"] if t["name"] == "map")
     cell = page.locator('#slide-attention-map [data-tensor="map"] .cell[data-r="2"][data-c="1"] text')
@@ -126,4 +126,4 @@ def test_swipe_steps(open_talk) -> None:
                                                pointerType: 'touch', bubbles: true}));
       ev('pointerdown', 900); ev('pointerup', 500);
     }""")
-    assert state(page)[:2] == ("attention-map", "1")
+    assert state(page)[:2] == ("first-block", "1")
