@@ -169,7 +169,9 @@ def attention_table(url: str) -> None:
 
 
 def main() -> None:
-    print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores\n")
+    load1, load5, _ = os.getloadavg()
+    print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, load average "
+          f"{load1:.1f} / {load5:.1f} (1 / 5 min) before the run: above the core count, expect noisy numbers\n")
     startup_table()
     frames_table()
 
