@@ -43,3 +43,9 @@ def test_deterministic_and_seed_dependent(story) -> None:
     np.testing.assert_array_equal(again.q, story.q)
     other = build_story(TOKENS, seed=8)
     assert not np.allclose(other.q, story.q)
+
+
+def test_embed_words_matches_the_full_story(story) -> None:
+    from attention_talk.story import embed_words
+
+    np.testing.assert_array_equal(embed_words(TOKENS, seed=7), story.x)

@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 log = logging.getLogger(__name__)
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built in
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
 TEMPLATES = ("matrix", "title", "text", "sources")
@@ -166,7 +167,7 @@ def parse_deck(data: Any, path: Path) -> Deck:
 def load_deck(path: Path) -> Deck:
     """Read and validate one deck file."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SafeLoader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise DeckError(path, [f"cannot read the file: {exc}"]) from None
     return parse_deck(data, path)

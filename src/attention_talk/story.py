@@ -114,19 +114,31 @@ def word_class(token: str) -> int:
     return CLASSES.index(WORD_CLASS.get(token.lower(), "noun"))
 
 
+def _embed(tokens: list[str] | tuple[str, ...], p: np.ndarray, seed: int) -> np.ndarray:
+    """Embedding rows: EMBED_GAIN · (one-hot class) · P + the word's own noise."""
+    n, d = len(tokens), p.shape[1]
+    feats = np.zeros((n, len(CLASSES)))  # (n, f)
+    feats[np.arange(n), [word_class(t) for t in tokens]] = 1.0
+    noise = np.stack([word_noise(t, seed, d) for t in tokens]) if n else np.zeros((0, d))  # (n, d)
+    return EMBED_GAIN * feats @ p + noise  # (n, d)
+
+
+def embed_words(tokens: list[str] | tuple[str, ...], *, seed: int, d: int = 7168) -> np.ndarray:
+    """Only the embeddings of ``build_story(tokens, seed=seed).x``, without drawing the weights."""
+    rng = np.random.default_rng(seed)
+    return _embed(tokens, _orthonormal_rows(rng, len(CLASSES), d), seed)  # (n, d)
+
+
 def build_story(tokens: list[str] | tuple[str, ...], *, seed: int, d: int = 7168, d_k: int = 128
                 ) -> StoryModel:
     """Designed inputs for ``tokens`` at width ``d`` with one head of width ``d_k``."""
     rng = np.random.default_rng(seed)
-    n, f = len(tokens), len(CLASSES)
-    feats = np.zeros((n, f))  # (n, f)
-    feats[np.arange(n), [word_class(t) for t in tokens]] = 1.0
-    p = _orthonormal_rows(rng, f, d)  # (f, d)
+    f = len(CLASSES)
+    p = _orthonormal_rows(rng, f, d)  # (f, d): drawn first, so embed_words() can redraw it alone
     r = _orthonormal_rows(rng, f, d_k)  # (f, d_k)
     r_v = _orthonormal_rows(rng, f, d_k)  # (f, d_v)
     c = d_k ** 0.25  # c² = √d_k cancels the 1/√d_k scale
-    noise = np.stack([word_noise(t, seed, d) for t in tokens]) if n else np.zeros((0, d))  # (n, d)
-    x = EMBED_GAIN * feats @ p + noise  # (n, d)
+    x = _embed(tokens, p, seed)  # (n, d)
     w_q = p.T @ AFFINITY @ r * (c / EMBED_GAIN) + rng.normal(0, WEIGHT_NOISE, (d, d_k))  # (d, d_k)
     w_k = p.T @ r * (c / EMBED_GAIN) + rng.normal(0, WEIGHT_NOISE, (d, d_k))  # (d, d_k)
     w_v = p.T @ r_v * (4.0 / EMBED_GAIN) + rng.normal(0, WEIGHT_NOISE, (d, d_k))  # (d, d_v)

@@ -24,7 +24,7 @@ def build_frame(ctx: BuildContext, slide_index: int, step_index: int) -> Frame:
     if step.frame is not None:
         b = BUILDERS[step.frame.builder]
         body = b.func(ctx, b.params_model.model_validate(step.frame.params))
-    return Frame(**body.model_dump(), deck=deck.id, slide=slide.id, slide_number=slide_index + 1,
+    return Frame(**dict(body), deck=deck.id, slide=slide.id, slide_number=slide_index + 1,
                  step=step_index + 1, steps=len(slide.steps), caption=step.caption,
                  narration=step.narration, builder=step.frame.builder if step.frame else None)
 

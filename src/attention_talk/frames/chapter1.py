@@ -21,7 +21,7 @@ from attention_talk.frames.model import Box, Counter, FrameBody, Highlight, Note
 from attention_talk.frames.registry import builder
 from attention_talk.frames.tensors import tensor
 from attention_talk.frames.text import figures, fill
-from attention_talk.story import build_story
+from attention_talk.story import embed_words
 
 
 class _Params(BaseModel):
@@ -170,23 +170,23 @@ def tokens_need_context(ctx: BuildContext, p: ContextParams) -> FrameBody:
         text = (f"{len(toks)} tokens, one row each. A row is the token's embedding: {d} numbers."
                 if p.stage == "table" else
                 f"The row of “{toks[focus]}”: {d} numbers, fetched from a table. On its own it "
-                "says nothing about the other six words.")
+                f"says nothing about the other {len(toks) - 1} words.")
         body.notes.append(Note(id="about", text=text, box=_box(1110, 200, 430, 300), kind="input"))
         return body
     if p.stage == "bat":
         a, b = (sentence.split() for sentence in AMBIGUOUS)
-        sa, sb = (build_story(t, seed=ctx.deck.story.seed) for t in (a, b))
+        xa, xb = (embed_words(t, seed=ctx.deck.story.seed) for t in (a, b))
         ia, ib = a.index("bat"), b.index("bat")
         body.widgets += [tokens_widget("sent-a", a, _box(80, 140, 1000, 80), focus=ia),
                          tokens_widget("sent-b", b, _box(80, 420, 1000, 80), focus=ib)]
         body.tensors += [
-            tensor("bat-a", "“bat” in sentence 1", "input", row_of(sa.x, ia), _box(80, 235, 1000, 110),
+            tensor("bat-a", "“bat” in sentence 1", "input", row_of(xa, ia), _box(80, 235, 1000, 110),
                    rows=["bat"], max_cols=10),
-            tensor("bat-b", "“bat” in sentence 2", "input", row_of(sb.x, ib), _box(80, 515, 1000, 110),
+            tensor("bat-b", "“bat” in sentence 2", "input", row_of(xb, ib), _box(80, 515, 1000, 110),
                    rows=["bat"], max_cols=10),
         ]
-        same = bool(np.array_equal(sa.x[ia], sb.x[ib]))
-        text = ("Identical rows: all " + fmt(sa.x.shape[1]) + " numbers match." if same else
+        same = bool(np.array_equal(xa[ia], xb[ib]))
+        text = ("Identical rows: all " + fmt(xa.shape[1]) + " numbers match." if same else
                 "The rows differ.")  # computed, so the slide cannot claim what is not true
         body.notes.append(Note(id="about", text=text + " The animal and the club start from the "
                                "same vector.", box=_box(1130, 300, 410, 200), kind="input"))
@@ -734,7 +734,7 @@ class HeadsParams(_Params):
     stage: Literal["many", "sum", "concat", "total"]
 
 
-DEMO_HEADS = 4
+DEMO_HEADS = 3
 
 
 def heads_check(ctx: BuildContext) -> dict:
