@@ -149,3 +149,16 @@ def test_openapi_and_offline_docs(client) -> None:
     assert docs.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in docs.text
     assert "http" not in docs.text.split("<body>")[1].split("</body>")[0].replace("http-equiv", "")
     assert client.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
+
+
+def test_attention_digits_round_every_number(client) -> None:
+    body = {"tokens": ["the", "old", "dog"], "d_model": 8, "heads": 2, "causal": False}
+    full = client.post("/api/attention", json={**body, "digits": 15}).json()
+    two = client.post("/api/attention", json={**body, "digits": 2}).json()
+    assert two["digits"] == 2
+    for a, b in zip(full["per_head"][0]["weights"][1], two["per_head"][0]["weights"][1], strict=True):
+        assert b == round(a, 2)
+    default = client.post("/api/attention", json=body).json()
+    assert default["digits"] == 6
+    assert all(abs(sum(row) - 1) < 1e-5 for h in default["per_head"] for row in h["weights"])
+    assert client.post("/api/attention", json={**body, "digits": 0}).status_code == 422

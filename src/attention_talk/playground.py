@@ -29,10 +29,22 @@ class Chain:
     result: MultiHead
 
 
+@lru_cache(maxsize=4096)
 def token_embedding(token: str, d: int, seed: int) -> np.ndarray:
-    """A stable random row for ``token``: the same text and seed always give the same row."""
+    """A stable random row for ``token``: the same text and seed always give the same row
+    (kept read-only in a cache, since it never changes)."""
     digest = hashlib.blake2b(f"{seed}\x00{token}".encode(), digest_size=8).digest()
-    return np.random.default_rng(int.from_bytes(digest, "little")).normal(0.0, 1.0, d)  # (d,)
+    row = np.random.default_rng(int.from_bytes(digest, "little")).normal(0.0, 1.0, d)  # (d,)
+    row.flags.writeable = False
+    return row
+
+
+@lru_cache(maxsize=64)
+def positions(n: int, d: int) -> np.ndarray:
+    """Sinusoidal position rows, read-only and cached by shape."""
+    pe = sinusoidal_positions(n, d)  # (n, d)
+    pe.flags.writeable = False
+    return pe
 
 
 @lru_cache(maxsize=8)
@@ -53,7 +65,7 @@ def run_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: 
               temperature: float, seed: int) -> Chain:
     n = len(tokens)
     x = np.stack([token_embedding(t, d_model, seed) for t in tokens])  # (n, d)
-    x = x + sinusoidal_positions(n, d_model)  # (n, d)
+    x = x + positions(n, d_model)  # (n, d)
     w_q, w_k, w_v, w_o = projections(d_model, heads, d_k, seed)
     result = multi_head(x, w_q, w_k, w_v, w_o, heads=heads, causal=causal, temperature=temperature)
     return Chain(tokens, x, w_q, w_k, w_v, w_o, result)
@@ -73,24 +85,25 @@ def chain_costs(n: int, *, d_model: int, heads: int, d_k: int) -> dict[str, dict
     return {k: v.to_dict() for k, v in out.items()}
 
 
-def _json_matrix(a: np.ndarray) -> np.ndarray:
+def _json_matrix(a: np.ndarray, digits: int = 15) -> np.ndarray:
     """For orjson (OPT_SERIALIZE_NUMPY), which writes rows of floats and NaN as null: so −∞ (a
-    masked score) becomes NaN, hence null, which JSON can carry."""
-    return np.where(np.isneginf(a), np.nan, a).astype(np.float64, copy=False)
+    masked score) becomes NaN, hence null, which JSON can carry. Rounded to ``digits`` decimals:
+    a float printed in full takes about 19 bytes, one rounded to 6 decimals about 9."""
+    return np.round(np.where(np.isneginf(a), np.nan, a), digits).astype(np.float64, copy=False)
 
 
-def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int) -> dict:
+def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int, digits: int = 15) -> dict:
+    def m(a: np.ndarray) -> np.ndarray:
+        return _json_matrix(a, digits)
+
     heads_json = [
-        {"head": i + 1, "q": _json_matrix(h.q), "k": _json_matrix(h.k), "v": _json_matrix(h.v),
-         "scores": _json_matrix(h.scores), "scaled": _json_matrix(h.scaled),
-         "masked": _json_matrix(h.masked), "weights": _json_matrix(h.weights),
-         "output": _json_matrix(h.output)}
+        {"head": i + 1, "q": m(h.q), "k": m(h.k), "v": m(h.v), "scores": m(h.scores),
+         "masked": m(h.masked), "weights": m(h.weights), "output": m(h.output)}
         for i, h in enumerate(chain.result.heads)
     ]
     return {
-        "tokens": chain.tokens, "d_model": d_model, "heads": heads, "d_k": d_k,
-        "scale": chain.result.heads[0].scale, "x": _json_matrix(chain.x),
-        "per_head": heads_json, "concat": _json_matrix(chain.result.concat),
-        "output": _json_matrix(chain.result.output),
+        "tokens": chain.tokens, "d_model": d_model, "heads": heads, "d_k": d_k, "digits": digits,
+        "scale": chain.result.heads[0].scale,
+        "per_head": heads_json, "concat": m(chain.result.concat), "output": m(chain.result.output),
         "costs": chain_costs(len(chain.tokens), d_model=d_model, heads=heads, d_k=d_k),
     }

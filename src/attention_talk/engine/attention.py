@@ -17,6 +17,7 @@ can show each of them. Nothing here does I/O or imports anything beyond NumPy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -179,7 +180,13 @@ class MultiHead:
     heads: list[Attention]  # one per head
     concat: np.ndarray  # (n, h·d_v)  head outputs side by side
     output: np.ndarray  # (n, d)      concat W_O
-    head_outputs: list[np.ndarray]  # each (n, d): head i's output through its slice of W_O
+    w_o: np.ndarray  # (h·d_v, d)
+
+    @cached_property
+    def head_outputs(self) -> list[np.ndarray]:
+        """Each head's output through its own slice of W_O, each (n, d); computed when asked."""
+        w_o_slices = np.split(self.w_o, len(self.heads), axis=0)  # each (d_v, d_out)
+        return [h.output @ w for h, w in zip(self.heads, w_o_slices, strict=True)]  # each (n_q, d_out)
 
     @property
     def sum_of_heads(self) -> np.ndarray:
@@ -247,6 +254,4 @@ def multi_head(
     outputs = [r.output for r in results]  # each (n_q, d_v)
     concat = merge_heads(outputs)  # (n_q, h·d_v)
     output = concat @ w_o  # (n_q, d_out)
-    w_o_slices = np.split(w_o, heads, axis=0)  # each (d_v, d_out)
-    head_outputs = [o @ w for o, w in zip(outputs, w_o_slices, strict=True)]  # each (n_q, d_out)
-    return MultiHead(heads=results, concat=concat, output=output, head_outputs=head_outputs)
+    return MultiHead(heads=results, concat=concat, output=output, w_o=w_o)

@@ -80,7 +80,6 @@ class Head(BaseModel):
     k: Matrix
     v: Matrix
     scores: Matrix
-    scaled: Matrix
     masked: Matrix = Field(description="null where the causal mask put −∞.")
     weights: Matrix
     output: Matrix
@@ -91,8 +90,8 @@ class AttentionChain(BaseModel):
     d_model: int
     heads: int
     d_k: int
+    digits: int
     scale: float
-    x: Matrix
     per_head: list[Head]
     concat: Matrix
     output: Matrix

@@ -78,6 +78,8 @@ class AttentionRequest(BaseModel):
     causal: bool = Field(default=True, description="Apply the causal mask.")
     temperature: float = Field(default=1.0, gt=0, le=100, description="Softmax temperature.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Seed for the random weights.")
+    digits: int = Field(default=6, ge=1, le=15, description="Decimal places of every number returned "
+                        "(6 keeps weights' row sums within 1e-5 of 1 and the response small).")
 
     @field_validator("temperature")
     @classmethod
@@ -118,7 +120,7 @@ def attention(req: AttentionRequest) -> JSON:
     chain = run_chain(req.token_list, d_model=req.d_model, heads=req.heads, d_k=d_k, causal=req.causal,
                       temperature=req.temperature, seed=req.seed)
     # Sent as is: orjson writes the NumPy arrays directly, far faster than validating them again.
-    return JSON(chain_json(chain, d_model=req.d_model, heads=req.heads, d_k=d_k))
+    return JSON(chain_json(chain, d_model=req.d_model, heads=req.heads, d_k=d_k, digits=req.digits))
 
 
 @router.get("/api/costs", tags=["engine"], response_model=Costs)
