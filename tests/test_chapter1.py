@@ -6,6 +6,7 @@ import itertools
 import re
 
 import numpy as np
+import orjson
 import pytest
 
 from attention_talk.deck import load_deck
@@ -15,6 +16,7 @@ from attention_talk.frames.chapter1 import flop_counter, growth_sizes, heads_che
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.text import prepare_deck
 from attention_talk.paths import data_dir
+from derivation_check import all_derivations, check_all, missing_derivations
 
 DECK_PATH = data_dir("slides") / "attention-step-by-step.yaml"
 
@@ -122,3 +124,67 @@ def test_bat_has_the_same_row_in_both_sentences(frames) -> None:
     a, b = (next(t for t in frames["tokens-need-context"][2].tensors if t.name == n) for n in ("bat-a", "bat-b"))
     assert a.values == b.values
     assert "Identical rows" in frames["tokens-need-context"][2].notes[0].text
+
+
+# ---- numbers that explain themselves (checker shared with chapter 2: tests/derivation_check.py) ----
+
+
+def test_every_chapter1_matrix_explains_its_cells(frames) -> None:
+    assert missing_derivations(frames) == set()
+    assert sum(len(f.tensors) for fs in frames.values() for f in fs) >= 60
+
+
+def test_every_chapter1_derivation_recomputes_its_cell(frames) -> None:
+    assert check_all(frames) >= 2_000
+
+
+def test_chapter1_derivations_cover_every_kind(frames) -> None:
+    kinds = {t.derivation.kind for _, t in all_derivations(frames)}
+    assert kinds == {"projection", "scores", "masked", "weights", "output", "copy", "sum"}  # scaled maps are masked
+
+
+def tensor_at(frames, slide: str, step: int, name: str):
+    return next(t for t in frames[slide][step - 1].tensors if t.name == name)
+
+
+def cell_of(t, r: int, c: int):
+    return next(cell for cell in t.derivation.cells if (cell.r, cell.c) == (r, c))
+
+
+def test_chapter1_derivations_say_where_each_number_comes_from(deck, frames) -> None:
+    toks = list(deck.story.tokens)
+    dog = toks.index("dog")
+    # inputs are looked up, weights are learned
+    x = cell_of(tensor_at(frames, "every-token", 1, "X"), dog, 0)
+    assert "embedding table" in x.parts[0].text and "“dog”" in x.parts[0].text
+    w = cell_of(tensor_at(frames, "query-matrix", 1, "W_Q"), 0, 0)
+    assert "learned weight" in w.parts[0].text and "random" in w.parts[0].text
+    for name in ("bat-a", "bat-b"):
+        assert "“bat”" in tensor_at(frames, "tokens-need-context", 3, name).derivation.cells[0].parts[0].text
+    # q = x · W_Q: 7,168 products, three shown and the rest summed
+    q = tensor_at(frames, "query-matrix", 2, "q-row").derivation.cells[0].parts[0]
+    assert (q.op, len(q.terms), q.more) == ("sum", 3, 7_165)
+    # o = a · W_O: 128 products
+    o = tensor_at(frames, "enriched", 3, "o-row").derivation.cells[0].parts[0]
+    assert (len(o.terms), o.more) == (3, 125)
+    # A = weights · V: one product per key, all seven shown
+    a = cell_of(tensor_at(frames, "softmax", 4, "A"), dog, 0).parts[0]
+    assert [t.label for t in a.terms] == toks and a.more == 0
+    # the scaled map: dot product, × 1/√128, + mask
+    scaled = cell_of(tensor_at(frames, "softmax", 1, "scaled"), 0, dog)
+    assert [p.op for p in scaled.parts] == ["sum", "scale", "mask"] and scaled.value is None
+    # row sums list the row's weights; the residual adds x and o
+    row_sum = cell_of(tensor_at(frames, "softmax", 2, "sums"), dog, 0).parts[0]
+    weights = tensor_at(frames, "softmax", 2, "weights")
+    assert row_sum.op == "add" and [t.label for t in row_sum.terms] == toks
+    assert [t.b for t in row_sum.terms] == pytest.approx(weights.values[dog], abs=1e-6)
+    stream = cell_of(tensor_at(frames, "enriched", 5, "X2"), dog, 0)
+    (part,) = stream.parts
+    assert [t.label for t in part.terms] == ["x", "o"]
+    xs, os_ = (tensor_at(frames, "enriched", 5, n).values[dog][0] for n in ("X", "O"))
+    assert [t.b for t in part.terms] == pytest.approx([xs, os_], abs=1e-6)
+
+
+def test_chapter1_payload_stays_small(deck, frames) -> None:
+    total = sum(len(orjson.dumps([f.model_dump(mode="json") for f in fs])) for fs in frames.values())
+    assert total < 3_000_000, total

@@ -3,8 +3,6 @@ FlashAttention ending at exact attention, and derivations that recompute every c
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
@@ -13,11 +11,12 @@ from attention_talk.deck import load_deck
 from attention_talk.engine import attend
 from attention_talk.frames import build_deck_frames
 from attention_talk.frames.derivations import derive_output, derive_projection, derive_scores, derive_weights
-from attention_talk.frames.model import STAGE_H, STAGE_W, CellDerivation
+from attention_talk.frames.model import STAGE_H, STAGE_W
 from attention_talk.frames.tensors import tensor
 from attention_talk.paths import data_dir
 from attention_talk.walkthrough_inputs import SENTENCE_MONEY, SENTENCE_RIVER, sentence
 from attention_talk.web import create_app
+from derivation_check import all_derivations, check_all, missing_derivations
 
 DECK_ID = "attention-walkthrough"
 DECK = data_dir("slides") / f"{DECK_ID}.yaml"
@@ -128,59 +127,10 @@ def test_kv_cache_bytes_per_token_per_layer(frames) -> None:
     assert bars.data["values"] == [65_536, 1_152]
 
 
-# ---- derivations ---------------------------------------------------------------------------------
-def recompute(cell: CellDerivation) -> float | None:
-    """Redo a cell's derivation from its parts alone; returns the cell value it implies."""
-    value: float | None = None
-    for part in cell.parts:
-        if part.op == "sum":
-            value = sum(t.a * t.b for t in part.terms) + part.more_sum
-            assert value == pytest.approx(part.value, rel=1e-9, abs=1e-9)
-            if part.more:
-                assert len(part.terms) < part.more + len(part.terms)
-        elif part.op == "scale":
-            value = value * part.factor
-        elif part.op == "mask":
-            value = None if part.value is None else value
-        elif part.op == "softmax":
-            for t in part.terms:
-                expected = 0.0 if t.a is None else math.exp(t.a - part.factor)
-                assert t.b == pytest.approx(expected, rel=1e-9, abs=1e-12)
-            assert sum(t.b for t in part.terms) + part.more_sum == pytest.approx(part.total)
-            value = part.num / part.total
-        elif part.op == "copy":
-            value = part.value
-        if part.value is None or value is None:
-            assert part.value is None and value is None, part
-        else:
-            assert value == pytest.approx(part.value, rel=1e-9, abs=1e-9)
-    return value
-
-
-def all_derivations(frames_by_slide):
-    for slide_frames in frames_by_slide.values():
-        for f in slide_frames:
-            for t in f.tensors:
-                if t.derivation:
-                    yield f, t
-
-
+# ---- derivations (checker shared with chapter 1: tests/derivation_check.py) -----------------------
 @pytest.mark.parametrize("deck_id", [DECK_ID, "attention-step-by-step"])
 def test_every_derivation_recomputes_its_cell(deck_id) -> None:
-    frames = build_deck_frames(load_deck(data_dir("slides") / f"{deck_id}.yaml"))
-    count = 0
-    for f, t in all_derivations(frames):
-        shown = {(r, c): t.values[i][j] for i, r in enumerate(t.row_index) for j, c in enumerate(t.col_index)}
-        assert {(c.r, c.c) for c in t.derivation.cells} == set(shown), (f.slide, t.name)
-        for cell in t.derivation.cells:
-            value = recompute(cell)
-            displayed = shown[cell.r, cell.c]
-            if displayed is None:
-                assert value is None and cell.value is None, (f.slide, t.name, cell.r, cell.c)
-            else:
-                assert value == pytest.approx(displayed, abs=2e-6), (f.slide, t.name, cell.r, cell.c)
-            count += 1
-    assert count > 0
+    assert check_all(build_deck_frames(load_deck(data_dir("slides") / f"{deck_id}.yaml"))) > 0
 
 
 def test_walkthrough_derivations_cover_every_kind(frames) -> None:
@@ -217,5 +167,4 @@ def test_ids_are_unique_within_each_frame(frames) -> None:
 
 
 def test_every_walkthrough_matrix_explains_its_cells(frames) -> None:
-    missing = {(f.slide, t.name) for fs in frames.values() for f in fs for t in f.tensors if t.derivation is None}
-    assert missing == set()
+    assert missing_derivations(frames) == set()

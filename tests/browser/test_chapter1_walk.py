@@ -1,6 +1,10 @@
-"""Chapter 1 in real Chromium: walk every step with →, captions follow, nothing leaves the stage."""
+"""Chapter 1 in real Chromium: walk every step with →, captions follow, nothing leaves the stage, and
+every matrix cell explains its number (click or focus it: the panel's arithmetic recomputes the cell)."""
 
 from __future__ import annotations
+
+import pytest
+from panel_check import check_cell
 
 DECK = "attention-step-by-step"
 
@@ -20,6 +24,9 @@ OVERFLOW_JS = """() => {
   return out;
 }"""
 
+PLAIN_CELLS_JS = """() => [...document.querySelectorAll('.slide.active .canvas > .tensor .cell')]
+  .filter(c => !c.classList.contains('derivable')).map(c => c.closest('.tensor').dataset.tensor)"""
+
 
 def test_walk_every_step(open_talk, watch, server_url) -> None:
     page = open_talk(DECK)
@@ -34,6 +41,10 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
         assert page.locator("#caption").inner_text() == caption
         page.wait_for_timeout(30)
         assert page.evaluate(OVERFLOW_JS) == [], (slide, step, caption)
+        try:  # every drawn matrix cell carries a derivation (derivations attach just after drawing)
+            page.wait_for_function(f"({PLAIN_CELLS_JS})().length === 0", timeout=2000)
+        except Exception:
+            pytest.fail(f"cells without a derivation at #/{slide}/{step}: {set(page.evaluate(PLAIN_CELLS_JS))}")
     watch.assert_clean()
 
 
@@ -61,3 +72,42 @@ def test_growth_widget_is_interactive_and_keeps_the_clicker(open_talk) -> None:
     page.wait_for_function("document.querySelector('#player').dataset.slide === 'values'")
     page.keyboard.press("ArrowRight")  # focus left the hidden slide, so arrows step again
     assert page.locator("#player").get_attribute("data-step") == "2"
+
+
+@pytest.mark.parametrize("hash_, tensors", [
+    ("#/3/1", ["X"]),                          # embedding lookup
+    ("#/6/2", ["x-row", "W_Q", "q-row"]),      # x · W_Q = q
+    ("#/9/6", ["Q", "KT", "map"]),             # the masked map
+    ("#/12/1", ["map", "scaled"]),             # ÷ √d_k, with −∞ cells
+    ("#/12/2", ["weights", "sums"]),           # softmax and the row sums
+    ("#/12/4", ["weights", "V", "A"]),         # A = weights · V
+    ("#/13/3", ["a-row", "W_O", "o-row"]),     # a · W_O
+    ("#/13/5", ["X", "O", "X2"]),              # the residual X + O
+])
+def test_panels_recompute_the_cell(open_talk, watch, hash_, tensors) -> None:
+    page = open_talk(DECK, hash_)
+    for name in tensors:
+        cells = page.locator(f".slide.active [data-tensor='{name}'] .cell.derivable")
+        cells.first.wait_for()
+        for k in (0, cells.count() - 1):
+            cell = cells.nth(k)
+            cell.click()
+            check_cell(page, cell)
+        page.keyboard.press("Escape")  # the panel may sit over the next matrix
+    watch.assert_clean()
+
+
+def test_residual_cell_by_keyboard(open_talk, watch) -> None:
+    page = open_talk(DECK, "#/13/5")
+    cell = page.locator(".slide.active [data-tensor='X2'] .cell.derivable").first
+    cell.wait_for()
+    assert cell.get_attribute("tabindex") == "0" and cell.get_attribute("role") == "button"
+    cell.focus()
+    panel = page.locator(".derivation-panel:not([hidden])")
+    assert panel.is_visible() and "x + o" in panel.locator(".deriv-title").inner_text()
+    labels = panel.locator(".deriv-line[data-op='add'] .term-label").all_inner_texts()
+    assert [t.strip(": ") for t in labels] == ["x", "o"]
+    check_cell(page, cell)
+    page.keyboard.press("Escape")
+    assert page.locator(".derivation-panel").is_hidden()
+    watch.assert_clean()

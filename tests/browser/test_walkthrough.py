@@ -3,27 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from panel_check import OUTSIDE_STAGE, check_cell, num, panel_recomputes
 
 DECK = "attention-walkthrough"
-
-OUTSIDE_STAGE = """() => {
-  const s = document.querySelector('#stage').getBoundingClientRect();
-  const bad = [];
-  for (const el of document.querySelectorAll('.slide.active *, .derivation-panel:not([hidden])')) {
-    const r = el.getBoundingClientRect();
-    if (!r.width || !r.height) continue;
-    if (r.left < s.left - 1 || r.top < s.top - 1 || r.right > s.right + 1 || r.bottom > s.bottom + 1) {
-      bad.push(el.tagName + '.' + (el.className.baseVal ?? el.className));
-    }
-  }
-  return bad;
-}"""
-
-
-def num(text: str) -> float:
-    text = text.strip().replace("−", "-")
-    return float("-inf") if text == "-∞" else float(text)
-
 
 def test_walk_every_step(open_talk, watch, server_url) -> None:
     page = open_talk(DECK)
@@ -73,34 +55,6 @@ def test_choose_a_token(open_talk, watch) -> None:
     watch.assert_clean()
 
 
-def panel_recomputes(page) -> float:
-    """Read the open derivation panel's numbers and redo its arithmetic; return the implied value."""
-    panel = page.locator(".derivation-panel:not([hidden])")
-    value = None
-    for line in panel.locator(".deriv-line[data-op]").all():
-        op = line.get_attribute("data-op")
-        nums = {}
-        for el in line.locator(".num").all():
-            nums.setdefault(el.get_attribute("data-role"), []).append(num(el.inner_text()))
-        if op == "sum":
-            total = sum(a * b for a, b in zip(nums["a"], nums["b"], strict=True)) + sum(nums.get("rest", []))
-            shown_total = num(line.locator("xpath=following-sibling::li[1]").locator(".num").inner_text())
-            assert total == pytest.approx(shown_total, abs=2e-3 * (1 + len(nums["a"])))
-            value = shown_total
-        elif op == "scale":
-            assert value * nums["factor"][0] == pytest.approx(nums["result"][0], abs=2e-3)
-            value = nums["result"][0]
-        elif op in ("mask", "copy"):
-            value = nums["result"][0]
-        elif op == "softmax":
-            exps = panel.locator(".deriv-exps .num[data-role='e']").all_inner_texts()
-            rest = panel.locator(".deriv-exps .num[data-role='rest']").all_inner_texts()
-            total = num(panel.locator(".num[data-role='den']").inner_text())
-            assert sum(num(e) for e in exps) + sum(num(r) for r in rest) == pytest.approx(total, abs=2e-3)
-            value = num(panel.locator(".num[data-role='num']").inner_text()) / total
-    return value
-
-
 @pytest.mark.parametrize("slide, step, tensor", [
     ("pipeline", 1, "Q"), ("pipeline", 5, "S"), ("pipeline", 6, "S"), ("pipeline", 7, "S"),
     ("pipeline", 8, "Z"), ("multi-head", 5, "cat"), ("multi-head", 5, "Y"), ("before-attention", 4, "c"),
@@ -113,16 +67,7 @@ def test_derivation_panel_recomputes_the_cell(open_talk, watch, slide, step, ten
     for k in (0, cells.count() - 1):
         cell = cells.nth(k)
         cell.click()
-        panel = page.locator(".derivation-panel:not([hidden])")
-        assert panel.is_visible()
-        shown = num(cell.locator("text").text_content())
-        value = panel_recomputes(page)
-        digits = len(cell.locator("text").text_content().split(".")[-1])
-        if shown == float("-inf"):
-            assert value == float("-inf")
-        else:
-            assert value == pytest.approx(shown, abs=0.6 * 10 ** -digits + 2e-3)
-        assert page.evaluate(OUTSIDE_STAGE) == []
+        check_cell(page, cell)
     watch.assert_clean()
 
 

@@ -16,8 +16,15 @@ from pydantic import BaseModel, ConfigDict
 from attention_talk.engine import multi_head
 from attention_talk.engine.costs import Costs, costs, fmt
 from attention_talk.frames.context import BuildContext
-from attention_talk.frames.derivations import derive_projection, derive_scores
-from attention_talk.frames.model import Box, Counter, FrameBody, Highlight, Note, Symbol, Widget
+from attention_talk.frames.derivations import (
+    derive_copy,
+    derive_output,
+    derive_projection,
+    derive_scores,
+    derive_sum,
+    derive_weights,
+)
+from attention_talk.frames.model import Box, Counter, FrameBody, Highlight, Note, Symbol, Tensor, Widget
 from attention_talk.frames.registry import builder
 from attention_talk.frames.tensors import tensor
 from attention_talk.frames.text import figures, fill
@@ -128,6 +135,25 @@ def row_of(a: np.ndarray, i: int) -> np.ndarray:
     return a[i : i + 1]  # (1, cols)
 
 
+# Derivations for the cells that are not computed on the slide (the rest use derive_projection,
+# derive_scores, derive_weights, derive_output and derive_sum directly).
+
+
+def embedded(t: Tensor, x: np.ndarray, names: list[str], *, where: str = "") -> Tensor:
+    """Rows of X (or one row, ``x`` (1, d)): each cell is looked up in the embedding table."""
+    return derive_copy(t, lambda r, c: (f"row of the embedding table for token “{names[r]}”{where}, "
+                                        f"column {c + 1:,}", float(x[r, c])),
+                       formula="embedding lookup", title=lambda r, c: f"x(“{names[r]}”), feature {c + 1:,}")
+
+
+def learned(t: Tensor, w: np.ndarray, name: str) -> Tensor:
+    """A weight matrix: each cell is a parameter, not computed from the input."""
+    return derive_copy(t, lambda r, c: ("a learned weight, initialised at random and set by training "
+                                        "(designed here for the story)", float(w[r, c])),
+                       formula="learned parameter",
+                       title=lambda r, c: f"{name}, row {r + 1:,}, column {c + 1:,}")
+
+
 # ---------------------------------------------------------------------------------------------
 # 1. Zoom into the first block
 # ---------------------------------------------------------------------------------------------
@@ -164,8 +190,8 @@ def tokens_need_context(ctx: BuildContext, p: ContextParams) -> FrameBody:
     body = FrameBody()
     if p.stage in ("table", "pick"):
         hl = Highlight(rows=[focus]) if p.stage == "pick" else Highlight()
-        body.tensors.append(tensor("X", "input table X", "input", s.x, _box(60, 130, 1000, 560),
-                                   rows=toks, max_cols=9, highlight=hl))
+        body.tensors.append(embedded(tensor("X", "input table X", "input", s.x, _box(60, 130, 1000, 560),
+                                            rows=toks, max_cols=9, highlight=hl), s.x, toks))
         d = fmt(s.x.shape[1])
         text = (f"{len(toks)} tokens, one row each. A row is the token's embedding: {d} numbers."
                 if p.stage == "table" else
@@ -180,10 +206,10 @@ def tokens_need_context(ctx: BuildContext, p: ContextParams) -> FrameBody:
         body.widgets += [tokens_widget("sent-a", a, _box(80, 140, 1000, 80), focus=ia),
                          tokens_widget("sent-b", b, _box(80, 420, 1000, 80), focus=ib)]
         body.tensors += [
-            tensor("bat-a", "“bat” in sentence 1", "input", row_of(xa, ia), _box(80, 235, 1000, 110),
-                   rows=["bat"], max_cols=10),
-            tensor("bat-b", "“bat” in sentence 2", "input", row_of(xb, ib), _box(80, 515, 1000, 110),
-                   rows=["bat"], max_cols=10),
+            embedded(tensor("bat-a", "“bat” in sentence 1", "input", row_of(xa, ia), _box(80, 235, 1000, 110),
+                            rows=["bat"], max_cols=10), row_of(xa, ia), ["bat"], where=f" (word {ia + 1} of {len(a)})"),
+            embedded(tensor("bat-b", "“bat” in sentence 2", "input", row_of(xb, ib), _box(80, 515, 1000, 110),
+                            rows=["bat"], max_cols=10), row_of(xb, ib), ["bat"], where=f" (word {ib + 1} of {len(b)})"),
         ]
         same = bool(np.array_equal(xa[ia], xb[ib]))
         text = ("Identical rows: all " + fmt(xa.shape[1]) + " numbers match." if same else
@@ -221,8 +247,10 @@ def query(ctx: BuildContext, p: QueryParams) -> FrameBody:
             f"“{toks[focus]}” asks: what am I looking for? Perhaps a word that describes me.")))
         return body
     reveal = "all" if p.stage == "dog" else "none"
-    body.tensors.append(tensor("q", f"query of “{toks[focus]}”", "query", row_of(s.q, focus),
-                               _box(160, 300, 1280, 120), rows=[toks[focus]], max_cols=14, reveal=reveal))
+    body.tensors.append(derive_projection(
+        tensor("q", f"query of “{toks[focus]}”", "query", row_of(s.q, focus), _box(160, 300, 1280, 120),
+               rows=[toks[focus]], max_cols=14, reveal=reveal),
+        row_of(s.x, focus), s.w_q, x_name="x", w_name="W_Q", row_names=[toks[focus]]))
     text = (f"A question is a vector. Its length is a design choice: here d_k = {d_k}. Its numbers "
             "are learned, like everything else." if p.stage == "vector" else
             f"The {d_k} numbers of this question, computed from the row of “{toks[focus]}”. Nobody "
@@ -288,10 +316,13 @@ def _row_times_matrix(ctx: BuildContext, x_row: np.ndarray, w: np.ndarray, out_r
     tok = ctx.tokens[ctx.focus]
     return FrameBody(
         tensors=[
-            tensor("x-row", x_label, in_kind, x_row, _box(40, 400, 440, 110), rows=[tok], max_cols=5),
-            tensor(w_name, w_label, "weight", w, _box(560, 130, 520, 620), max_rows=11, max_cols=6),
-            tensor(out_name, out_label, out_kind, out_row, _box(1160, 400, 400, 110), rows=[tok],
-                   max_cols=4),
+            embedded(tensor("x-row", x_label, in_kind, x_row, _box(40, 400, 440, 110), rows=[tok], max_cols=5),
+                     x_row, [tok]),
+            learned(tensor(w_name, w_label, "weight", w, _box(560, 130, 520, 620), max_rows=11, max_cols=6),
+                    w, w_name),
+            derive_projection(tensor(out_name, out_label, out_kind, out_row, _box(1160, 400, 400, 110),
+                                     rows=[tok], max_cols=4),
+                              x_row, w, x_name=x_label, w_name=w_name, row_names=[tok]),
         ],
         symbols=[Symbol(id="times", text="×", x=520, y=470), Symbol(id="equals", text="=", x=1120, y=470)],
     )
@@ -303,8 +334,8 @@ def query_matrix(ctx: BuildContext, p: WqParams) -> FrameBody:
     s, focus = ctx.story, ctx.focus
     d, d_k = s.w_q.shape
     if p.stage == "matrix":
-        body = FrameBody(tensors=[tensor("W_Q", "W_Q", "weight", s.w_q, _box(60, 120, 900, 640),
-                                         max_rows=12, max_cols=8)])
+        body = FrameBody(tensors=[learned(tensor("W_Q", "W_Q", "weight", s.w_q, _box(60, 120, 900, 640),
+                                                 max_rows=12, max_cols=8), s.w_q, "W_Q")])
         body.notes.append(Note(id="about", box=_box(1010, 220, 530, 300), kind="weight", text=(
             f"The weights of the {d_k} neurons side by side: a {fmt(d)} × {d_k} matrix. It starts "
             "as random numbers; training adjusts them. The model learns which questions to ask.")))
@@ -331,23 +362,27 @@ def keys(ctx: BuildContext, p: KeysParams) -> FrameBody:
     """Every token offers a key: what it can answer. W_K has the shape of W_Q."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
     body = FrameBody(counters=[counter(ctx, "q1")])
-    body.tensors.append(tensor("q-row", f"query of “{toks[focus]}”", "query", row_of(s.q, focus),
-                               _box(60, 120, 760, 110), rows=[toks[focus]], max_cols=8))
+    body.tensors.append(derive_projection(
+        tensor("q-row", f"query of “{toks[focus]}”", "query", row_of(s.q, focus), _box(60, 120, 760, 110),
+               rows=[toks[focus]], max_cols=8),
+        row_of(s.x, focus), s.w_q, x_name="x", w_name="W_Q", row_names=[toks[focus]]))
     if p.stage == "room":
         body.notes.append(Note(id="about", box=_box(60, 300, 1100, 170), kind="key", text=(
             "The question is ready. Who answers it? Asking every other token one by one would be "
             "slow; the answers must come all at once, in parallel.")))
         return body
-    body.tensors.append(tensor("K", "keys K", "key", s.k, _box(60, 270, 760, 480), rows=toks, max_cols=8,
-                               reveal="none" if p.stage == "offer" else "all"))
+    body.tensors.append(derive_projection(
+        tensor("K", "keys K", "key", s.k, _box(60, 270, 760, 480), rows=toks, max_cols=8,
+               reveal="none" if p.stage == "offer" else "all"),
+        s.x, s.w_k, x_name="x", w_name="W_K", row_names=toks))
     if p.stage == "offer":
         body.notes.append(Note(id="about", box=_box(880, 300, 660, 240), kind="key", text=(
             f"Each token also makes a key: a vector of {s.k.shape[1]} numbers saying what it is "
             "good at answering. A query and a key that point the same way make a good match.")))
         return body
     wc = _preset(ctx).weights_per_head("W_K")
-    body.tensors.append(tensor("W_K", "W_K", "weight", s.w_k, _box(880, 270, 660, 480), max_rows=10,
-                               max_cols=6))
+    body.tensors.append(learned(tensor("W_K", "W_K", "weight", s.w_k, _box(880, 270, 660, 480), max_rows=10,
+                                       max_cols=6), s.w_k, "W_K"))
     body.notes.append(Note(id="about", box=_box(880, 112, 660, 140), kind="key", text=(
         f"Keys come from their own matrix W_K: the shape of W_Q ({wc.formula} = {fmt(wc.value)} "
         "weights), learned the same way.")))
@@ -368,16 +403,21 @@ def every_token(ctx: BuildContext, p: BatchParams) -> FrameBody:
     """The whole table times W_Q gives every query; times W_K every key: one multiply each."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
     hl = Highlight(rows=[focus])
-    x = tensor("X", "X", "input", s.x, _box(40, 300, 520, 420), rows=toks, max_cols=5, highlight=hl)
+    x = embedded(tensor("X", "X", "input", s.x, _box(40, 300, 520, 420), rows=toks, max_cols=5, highlight=hl),
+                 s.x, toks)
     if p.stage == "queries":
-        w, out = (tensor("W_Q", "W_Q", "weight", s.w_q, _box(620, 130, 420, 620), max_rows=11, max_cols=5),
-                  tensor("Q", "Q = X·W_Q", "query", s.q, _box(1100, 300, 460, 420), rows=toks, max_cols=4,
-                         highlight=hl))
+        w, out = (learned(tensor("W_Q", "W_Q", "weight", s.w_q, _box(620, 130, 420, 620), max_rows=11,
+                                 max_cols=5), s.w_q, "W_Q"),
+                  derive_projection(tensor("Q", "Q = X·W_Q", "query", s.q, _box(1100, 300, 460, 420), rows=toks,
+                                           max_cols=4, highlight=hl),
+                                    s.x, s.w_q, x_name="x", w_name="W_Q", row_names=toks))
         stage = "q_all"
     else:
-        w, out = (tensor("W_K", "W_K", "weight", s.w_k, _box(620, 130, 420, 620), max_rows=11, max_cols=5),
-                  tensor("K", "K = X·W_K", "key", s.k, _box(1100, 300, 460, 420), rows=toks, max_cols=4,
-                         highlight=hl))
+        w, out = (learned(tensor("W_K", "W_K", "weight", s.w_k, _box(620, 130, 420, 620), max_rows=11,
+                                 max_cols=5), s.w_k, "W_K"),
+                  derive_projection(tensor("K", "K = X·W_K", "key", s.k, _box(1100, 300, 460, 420), rows=toks,
+                                           max_cols=4, highlight=hl),
+                                    s.x, s.w_k, x_name="x", w_name="W_K", row_names=toks))
         stage = "k_all"
     return FrameBody(tensors=[x, w, out], counters=[counter(ctx, stage)],
                      symbols=[Symbol(id="times", text="×", x=590, y=510),
@@ -513,10 +553,11 @@ def values(ctx: BuildContext, p: ValuesParams) -> FrameBody:
     if p.stage == "where":
         body = FrameBody(counters=[counter(ctx, "scores")])
         body.tensors += [
-            tensor("X", "input table X", "input", s.x, _box(40, 130, 860, 560), rows=toks, max_cols=7,
-                   highlight=Highlight(rows=[focus])),
-            tensor("map", "masked map", "mask", att.scores + att.mask, _box(1060, 120, 500, 330), rows=toks,
-                   cols=toks, digits=0, heat=True),
+            embedded(tensor("X", "input table X", "input", s.x, _box(40, 130, 860, 560), rows=toks, max_cols=7,
+                            highlight=Highlight(rows=[focus])), s.x, toks),
+            derive_scores(tensor("map", "masked map", "mask", att.scores + att.mask, _box(1060, 120, 500, 330),
+                                 rows=toks, cols=toks, digits=0, heat=True),
+                          s.q, s.k, row_names=toks, col_names=toks, mask=att.mask),
         ]
         body.notes.append(Note(id="about", box=_box(960, 500, 600, 220), kind="value", text=(
             "The map tells each token where to look. It does not say what to take from there: "
@@ -541,10 +582,13 @@ def values(ctx: BuildContext, p: ValuesParams) -> FrameBody:
         return body
     hl = Highlight(rows=[focus])
     return FrameBody(
-        tensors=[tensor("X", "X", "input", s.x, _box(40, 300, 520, 420), rows=toks, max_cols=5, highlight=hl),
-                 tensor("W_V", "W_V", "weight", s.w_v, _box(620, 130, 420, 620), max_rows=11, max_cols=5),
-                 tensor("V", "V = X·W_V", "value", s.v, _box(1100, 300, 460, 420), rows=toks, max_cols=4,
-                        highlight=hl)],
+        tensors=[embedded(tensor("X", "X", "input", s.x, _box(40, 300, 520, 420), rows=toks, max_cols=5,
+                                 highlight=hl), s.x, toks),
+                 learned(tensor("W_V", "W_V", "weight", s.w_v, _box(620, 130, 420, 620), max_rows=11, max_cols=5),
+                         s.w_v, "W_V"),
+                 derive_projection(tensor("V", "V = X·W_V", "value", s.v, _box(1100, 300, 460, 420), rows=toks,
+                                          max_cols=4, highlight=hl),
+                                   s.x, s.w_v, x_name="x", w_name="W_V", row_names=toks)],
         symbols=[Symbol(id="times", text="×", x=590, y=510), Symbol(id="equals", text="=", x=1070, y=510)],
         counters=[counter(ctx, "v_all")])
 
@@ -566,12 +610,21 @@ def softmax_step(ctx: BuildContext, p: SoftmaxParams) -> FrameBody:
     d_k = s.q.shape[1]
     n = len(toks)
     hl = Highlight(rows=[focus])
+
+    def scaled(t: Tensor) -> Tensor:  # att.masked = Q·Kᵀ × 1/√d_k + M
+        return derive_scores(t, s.q, s.k, row_names=toks, col_names=toks, scale=att.scale, mask=att.mask)
+
+    def weights(t: Tensor) -> Tensor:
+        return derive_weights(t, att.masked, row_names=toks, col_names=toks)
+
     if p.stage == "scale":
         return FrameBody(
-            tensors=[tensor("map", "masked map Q·Kᵀ + M", "mask", att.scores + att.mask,
-                            _box(40, 150, 650, 520), rows=toks, cols=toks, digits=1, heat=True, highlight=hl),
-                     tensor("scaled", f"scaled: ÷ √{d_k}", "mask", att.masked, _box(900, 150, 660, 520),
-                            rows=toks, cols=toks, digits=2, heat=True, highlight=hl)],
+            tensors=[derive_scores(tensor("map", "masked map Q·Kᵀ + M", "mask", att.scores + att.mask,
+                                          _box(40, 150, 650, 520), rows=toks, cols=toks, digits=1, heat=True,
+                                          highlight=hl),
+                                   s.q, s.k, row_names=toks, col_names=toks, mask=att.mask),
+                     scaled(tensor("scaled", f"scaled: ÷ √{d_k}", "mask", att.masked, _box(900, 150, 660, 520),
+                                   rows=toks, cols=toks, digits=2, heat=True, highlight=hl))],
             symbols=[Symbol(id="div", text=f"÷ {_fmt(1 / att.scale, 2)}", x=795, y=420, size=34)],
             notes=[Note(id="about", box=_box(300, 690, 1000, 80), kind="scores", text=(
                 f"Divide by √d_k = √{d_k} = {_fmt(1 / att.scale, 2)} so the scores stay in a range where "
@@ -582,12 +635,16 @@ def softmax_step(ctx: BuildContext, p: SoftmaxParams) -> FrameBody:
         zero_cells = [(i, j) for i in range(n) for j in range(n) if att.mask[i, j] == -np.inf]
         w_hl = Highlight(rows=[focus]) if p.stage == "weights" else Highlight(cells=zero_cells)
         body = FrameBody(
-            tensors=[tensor("scaled", f"scaled: ÷ √{d_k}", "mask", att.masked, _box(40, 150, 620, 520),
-                            rows=toks, cols=toks, digits=2, heat=True, highlight=hl),
-                     tensor("weights", "weights = softmax(row)", "weights", att.weights, _box(760, 150, 620, 520),
-                            rows=toks, cols=toks, digits=2, heat=True, highlight=w_hl, gutter=96),
-                     tensor("sums", "row sum", "weights", sums, _box(1400, 150, 160, 520), rows=[""] * n,
-                            cols=["Σ"], digits=3, gutter=10)],
+            tensors=[scaled(tensor("scaled", f"scaled: ÷ √{d_k}", "mask", att.masked, _box(40, 150, 620, 520),
+                                   rows=toks, cols=toks, digits=2, heat=True, highlight=hl)),
+                     weights(tensor("weights", "weights = softmax(row)", "weights", att.weights,
+                                    _box(760, 150, 620, 520), rows=toks, cols=toks, digits=2, heat=True,
+                                    highlight=w_hl, gutter=96)),
+                     derive_sum(tensor("sums", "row sum", "weights", sums, _box(1400, 150, 160, 520),
+                                       rows=[""] * n, cols=["Σ"], digits=3, gutter=10),
+                                lambda r, c: [(toks[j], float(att.weights[r, j])) for j in range(n)],
+                                formula="Σ_j weight(i, j)", title=lambda r, c: f"row sum of “{toks[r]}”",
+                                text=lambda r, c: f"the {n} weights of row “{toks[r]}”")],
             symbols=[Symbol(id="arrow", text="→", x=710, y=420)],
             counters=[counter(ctx, "v_all")])
         row = att.weights[focus]
@@ -604,12 +661,14 @@ def softmax_step(ctx: BuildContext, p: SoftmaxParams) -> FrameBody:
     top, h = (120, 370) if dog else (200, 440)
     mid = top + h / 2 + 20
     body = FrameBody(
-        tensors=[tensor("weights", "weights", "weights", att.weights, _box(40, top, 520, h), rows=toks, cols=toks,
-                        digits=2, heat=True, highlight=hl),
-                 tensor("V", "V", "value", s.v, _box(620, top, 440, h), rows=toks, max_cols=4,
-                        highlight=Highlight(rows=list(range(focus + 1))) if dog else Highlight()),
-                 tensor("A", "A = weights · V", "output", a, _box(1120, top, 440, h), rows=toks, max_cols=4,
-                        highlight=hl)],
+        tensors=[weights(tensor("weights", "weights", "weights", att.weights, _box(40, top, 520, h), rows=toks,
+                                cols=toks, digits=2, heat=True, highlight=hl)),
+                 derive_projection(tensor("V", "V", "value", s.v, _box(620, top, 440, h), rows=toks, max_cols=4,
+                                          highlight=Highlight(rows=list(range(focus + 1))) if dog else Highlight()),
+                                   s.x, s.w_v, x_name="x", w_name="W_V", row_names=toks),
+                 derive_output(tensor("A", "A = weights · V", "output", a, _box(1120, top, 440, h), rows=toks,
+                                      max_cols=4, highlight=hl),
+                               att.weights, s.v, row_names=toks, key_names=toks)],
         symbols=[Symbol(id="times", text="×", x=590, y=mid), Symbol(id="equals", text="=", x=1090, y=mid)],
         counters=[counter(ctx, "mix")])
     if not dog:
@@ -647,27 +706,34 @@ def output(ctx: BuildContext, p: OutputParams) -> FrameBody:
     o = a @ s.w_o  # (n, d)
     d = s.x.shape[1]
     d_v = a.shape[1]
+
+    def a_row(t: Tensor) -> Tensor:  # the focus token's row of A = weights · V
+        return derive_output(t, row_of(att.weights, focus), s.v, row_names=[toks[focus]], key_names=toks)
+
     if p.stage in ("result", "short"):
         body = FrameBody(counters=[counter(ctx, "mix")])
-        body.tensors.append(tensor("a-row", f"“{toks[focus]}” after attention", "output", row_of(a, focus),
-                                   _box(60, 140, 1200, 110), rows=[toks[focus]], max_cols=12))
+        body.tensors.append(a_row(tensor("a-row", f"“{toks[focus]}” after attention", "output", row_of(a, focus),
+                                         _box(60, 140, 1200, 110), rows=[toks[focus]], max_cols=12)))
         if p.stage == "result":
             body.notes.append(Note(id="about", box=_box(60, 300, 1100, 110), kind="output", text=(
                 f"The enriched token: {d_v} numbers, a blend of the values it attended to.")))
         else:
-            body.tensors.append(tensor("x-row", f"“{toks[focus]}” on the stream", "input", row_of(s.x, focus),
-                                       _box(60, 330, 1480, 110), rows=[toks[focus]], max_cols=18))
+            body.tensors.append(embedded(tensor("x-row", f"“{toks[focus]}” on the stream", "input",
+                                                row_of(s.x, focus), _box(60, 330, 1480, 110), rows=[toks[focus]],
+                                                max_cols=18), row_of(s.x, focus), [toks[focus]]))
             body.notes.append(Note(id="about", box=_box(60, 500, 1100, 130), kind="output", text=(
                 f"But the stream that runs through the model carries {fmt(d)} numbers per token. "
                 f"The {d_v} numbers must be turned back into a full-length vector.")))
         return body
     if p.stage == "wo":
         body = FrameBody(
-            tensors=[tensor("a-row", "a", "output", row_of(a, focus), _box(40, 400, 380, 110), rows=[toks[focus]],
-                            max_cols=4),
-                     tensor("W_O", "W_O", "weight", s.w_o, _box(500, 130, 600, 620), max_rows=11, max_cols=7),
-                     tensor("o-row", "a · W_O", "output", row_of(o, focus), _box(1180, 400, 380, 110),
-                            rows=[toks[focus]], max_cols=4)],
+            tensors=[a_row(tensor("a-row", "a", "output", row_of(a, focus), _box(40, 400, 380, 110),
+                                  rows=[toks[focus]], max_cols=4)),
+                     learned(tensor("W_O", "W_O", "weight", s.w_o, _box(500, 130, 600, 620), max_rows=11, max_cols=7),
+                             s.w_o, "W_O"),
+                     derive_projection(tensor("o-row", "a · W_O", "output", row_of(o, focus), _box(1180, 400, 380, 110),
+                                              rows=[toks[focus]], max_cols=4),
+                                       row_of(a, focus), s.w_o, x_name="a", w_name="W_O", row_names=[toks[focus]])],
             symbols=[Symbol(id="times", text="×", x=460, y=470), Symbol(id="equals", text="=", x=1140, y=470)],
             counters=[counter(ctx, "mix")])
         wc = _preset(ctx).weights_per_head("W_O")
@@ -677,17 +743,25 @@ def output(ctx: BuildContext, p: OutputParams) -> FrameBody:
     hl = Highlight(rows=[focus])
     if p.stage == "table":
         return FrameBody(
-            tensors=[tensor("A", "A", "output", a, _box(40, 300, 420, 420), rows=toks, max_cols=3, highlight=hl),
-                     tensor("W_O", "W_O", "weight", s.w_o, _box(520, 130, 520, 620), max_rows=11, max_cols=6),
-                     tensor("O", "O = A·W_O", "output", o, _box(1100, 300, 460, 420), rows=toks, max_cols=4,
-                            highlight=hl)],
+            tensors=[derive_output(tensor("A", "A", "output", a, _box(40, 300, 420, 420), rows=toks, max_cols=3,
+                                          highlight=hl), att.weights, s.v, row_names=toks, key_names=toks),
+                     learned(tensor("W_O", "W_O", "weight", s.w_o, _box(520, 130, 520, 620), max_rows=11, max_cols=6),
+                             s.w_o, "W_O"),
+                     derive_projection(tensor("O", "O = A·W_O", "output", o, _box(1100, 300, 460, 420), rows=toks,
+                                              max_cols=4, highlight=hl),
+                                       a, s.w_o, x_name="a", w_name="W_O", row_names=toks)],
             symbols=[Symbol(id="times", text="×", x=490, y=510), Symbol(id="equals", text="=", x=1070, y=510)],
             counters=[counter(ctx, "w_o")])
     new_x = s.x + o  # (n, d): the residual connection
     return FrameBody(
-        tensors=[tensor("X", "X (stream)", "input", s.x, _box(40, 250, 480, 420), rows=toks, max_cols=4),
-                 tensor("O", "O", "output", o, _box(580, 250, 440, 420), rows=toks, max_cols=4),
-                 tensor("X2", "X + O", "input", new_x, _box(1080, 250, 480, 420), rows=toks, max_cols=4)],
+        tensors=[embedded(tensor("X", "X (stream)", "input", s.x, _box(40, 250, 480, 420), rows=toks, max_cols=4),
+                          s.x, toks),
+                 derive_projection(tensor("O", "O", "output", o, _box(580, 250, 440, 420), rows=toks, max_cols=4),
+                                   a, s.w_o, x_name="a", w_name="W_O", row_names=toks),
+                 derive_sum(tensor("X2", "X + O", "input", new_x, _box(1080, 250, 480, 420), rows=toks, max_cols=4),
+                            lambda r, c: [("x", float(s.x[r, c])), ("o", float(o[r, c]))], formula="X + O",
+                            title=lambda r, c: f"stream of “{toks[r]}”, feature {c + 1:,} = x + o",
+                            text=lambda r, c: "the input's cell plus the head's output cell (the residual)")],
         symbols=[Symbol(id="plus", text="+", x=550, y=460), Symbol(id="equals", text="=", x=1050, y=460)],
         notes=[Note(id="about", box=_box(240, 690, 1120, 80), kind="output", text=(
             f"O has the input's shape, {len(toks)} × {fmt(d)}, so it is simply added back onto the stream."))],

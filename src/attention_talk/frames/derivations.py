@@ -19,6 +19,7 @@ Cell value conventions (``value[r, c]`` is the displayed array's cell):
 - :func:`derive_weights`  value = exp(s[r, c] − max_j s[r, j]) / Σ_j exp(s[r, j] − max)
 - :func:`derive_output`   value = Σ_j w[r, j] · v[j, c]
 - :func:`derive_copy`     value taken from elsewhere (a concatenation, a table lookup)
+- :func:`derive_sum`      value = Σ of the addends listed for the cell (a row sum, a residual X + O)
 """
 
 from __future__ import annotations
@@ -56,6 +57,19 @@ def product_sum(a: np.ndarray, b: np.ndarray, labels: Sequence[str] | None = Non
     more_sum = total - float(sum(t.a * t.b for t in terms))
     return DerivPart(op="sum", text=text, terms=terms, more=len(a) - keep,
                      more_sum=more_sum if len(a) > keep else 0.0, value=total)
+
+
+def addend_sum(values: Sequence[float], labels: Sequence[str] | None = None, *, text: str = "",
+               shown: int = SHOWN_TERMS) -> DerivPart:
+    """Σ values_i with the first few addends shown and the rest summed, so they add up exactly."""
+    v = np.asarray(values, dtype=np.float64)
+    total = float(v.sum())
+    keep = len(v) if len(v) <= ALL_TERMS_UP_TO else shown
+    terms = [Term(a=None, b=float(v[i]), label=labels[i] if labels is not None else str(i + 1))
+             for i in range(keep)]
+    more_sum = total - float(sum(t.b for t in terms))
+    return DerivPart(op="add", text=text, terms=terms, more=len(v) - keep,
+                     more_sum=more_sum if len(v) > keep else 0.0, value=total)
 
 
 def _cells(t: Tensor, cell: Callable[[int, int], CellDerivation]) -> list[CellDerivation]:
@@ -167,4 +181,20 @@ def derive_copy(t: Tensor, source: Callable[[int, int], tuple[str, float | None]
                               parts=[DerivPart(op="copy", text=text, value=value)], value=value)
 
     t.derivation = Derivation(kind="copy", formula=formula, cells=_cells(t, cell))
+    return t
+
+
+def derive_sum(t: Tensor, addends: Callable[[int, int], Sequence[tuple[str, float]]], *, formula: str,
+               title: Callable[[int, int], str], text: Callable[[int, int], str] = lambda r, c: "") -> Tensor:
+    """Cells that are plain sums: ``addends(r, c)`` gives the (label, value) pairs added up.
+
+    A row sum lists the row's entries; an elementwise sum X + O lists ("x", x[r, c]), ("o", o[r, c]).
+    Long sums show their first few addends and the sum of the rest, like :func:`product_sum`.
+    """
+    def cell(r: int, c: int) -> CellDerivation:
+        pairs = list(addends(r, c))
+        part = addend_sum([v for _, v in pairs], [label for label, _ in pairs], text=text(r, c))
+        return CellDerivation(r=r, c=c, title=title(r, c), parts=[part], value=part.value)
+
+    t.derivation = Derivation(kind="sum", formula=formula, cells=_cells(t, cell))
     return t

@@ -35,7 +35,8 @@ class Highlight(_Model):
 
 
 class Term(_Model):
-    """One product a × b of a derivation's sum (or, in a softmax, a score a and its exp b)."""
+    """One product a × b of a derivation's sum (or, in a softmax, a score a and its exp b; in an
+    ``add``, the addend b, with a unused)."""
 
     a: float | None
     b: float
@@ -48,10 +49,11 @@ class DerivPart(_Model):
     ``op`` says how to read it: ``sum`` (Σ a·b over ``terms`` + ``more_sum`` for ``more`` terms not
     shown = ``value``), ``scale`` (previous × ``factor``), ``mask`` (previous + 0, or −∞),
     ``softmax`` (exp(a − ``factor``) for each key in ``terms``; ``num`` / ``total`` = ``value``),
-    ``copy`` (a value taken from elsewhere, described by ``text``).
+    ``copy`` (a value taken from elsewhere, described by ``text``), ``add`` (Σ b over ``terms`` +
+    ``more_sum`` for ``more`` addends not shown = ``value``).
     """
 
-    op: Literal["sum", "scale", "mask", "softmax", "copy"]
+    op: Literal["sum", "scale", "mask", "softmax", "copy", "add"]
     text: str = ""
     terms: list[Term] = Field(default_factory=list)
     more: int = 0
@@ -73,7 +75,7 @@ class CellDerivation(_Model):
 class Derivation(_Model):
     """How every displayed cell of a tensor was computed (opened by clicking or focusing a cell)."""
 
-    kind: Literal["projection", "scores", "scaled", "masked", "weights", "output", "copy"]
+    kind: Literal["projection", "scores", "scaled", "masked", "weights", "output", "copy", "sum"]
     formula: str
     cells: list[CellDerivation] = Field(default_factory=list)
 

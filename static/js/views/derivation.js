@@ -81,6 +81,25 @@ function renderPart(list, part) {
     const w = line(list, "deriv-result");
     span(w, "op", "weight = "); num(w, part.num, "num"); span(w, "op", " / "); num(w, part.total, "den");
     span(w, "op", " = "); num(w, part.value, "result");
+  } else if (op === "add") {
+    // a plain sum of numbers (a row sum, a residual x + o): labelled addends, the rest, the total
+    const li = line(list, "deriv-sum");
+    li.dataset.op = "add";
+    part.terms.forEach((t, k) => {
+      const term = span(li, "term", "");
+      if (k > 0) span(term, "op", " + ");
+      if (t.label) span(term, "term-label", `${t.label}: `);
+      num(term, t.b, "b");
+    });
+    if (part.more > 0) {
+      const rest = span(li, "rest", "");
+      span(rest, "op", ` + … (${part.more.toLocaleString("en-US")} more: sum `);
+      num(rest, part.more_sum, "rest");
+      span(rest, "op", ")");
+    }
+    const eq = line(list, "deriv-result");
+    span(eq, "op", "= ");
+    num(eq, part.value, "total");
   } else if (op === "copy") {
     const li = line(list, "deriv-copy");
     li.dataset.op = "copy";
@@ -146,11 +165,17 @@ export function openDerivation(cellEl) {
   const cy = (cr.top - sr.top) / scale;
   const left = (tr.left - sr.left) / scale, right = (tr.right - sr.left) / scale;
   const h = Math.min(p.offsetHeight, CAPTION_TOP - 110);
-  let x = right + 16;
-  if (x + PANEL_W > STAGE_W - 10) x = left - PANEL_W - 16;
-  if (x < 10) x = (cr.left - sr.left + cr.width) / scale + 16;
-  x = Math.max(10, Math.min(STAGE_W - PANEL_W - 10, x));
-  const y = Math.max(100, Math.min(CAPTION_TOP - h - 5, cy - 40));
+  const fits = (px) => px >= 10 && px + PANEL_W <= STAGE_W - 10;
+  // Else beside the cell itself: the panel must never cover the cell it explains (a click that
+  // ends on the panel would otherwise land outside the cell and close it at once).
+  const cl = (cr.left - sr.left) / scale, cRight = (cr.right - sr.left) / scale;
+  const x = [right + 16, left - PANEL_W - 16, cRight + 16, cl - PANEL_W - 16].find(fits)
+    ?? Math.max(10, Math.min(STAGE_W - PANEL_W - 10, cRight + 16));
+  let y = Math.max(100, Math.min(CAPTION_TOP - h - 5, cy - 40));
+  const cb = (cr.bottom - sr.top) / scale;
+  if (x < cRight && x + PANEL_W > cl && y < cb && y + h > cy) {  // still over the cell: above or below it
+    y = cb + 12 + h <= CAPTION_TOP - 5 ? cb + 12 : Math.max(100, cy - 12 - h);
+  }
   Object.assign(p.style, { left: `${x}px`, top: `${y}px`, width: `${PANEL_W}px`, maxHeight: `${CAPTION_TOP - 110}px` });
 }
 
