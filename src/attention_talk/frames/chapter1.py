@@ -260,7 +260,7 @@ def query(ctx: BuildContext, p: QueryParams) -> FrameBody:
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. The query as a dense layer
+# 4. A query is a dense layer
 # ---------------------------------------------------------------------------------------------
 
 
@@ -547,7 +547,7 @@ class ValuesParams(_Params):
 
 @builder("story.values", ValuesParams)
 def values(ctx: BuildContext, p: ValuesParams) -> FrameBody:
-    """The map says where to look, not what to take: the third vector, the value."""
+    """The map picks whom to read, not what to take from them: the third vector, the value."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
     att = s.attention(causal=True)
     if p.stage == "where":
@@ -716,14 +716,14 @@ def output(ctx: BuildContext, p: OutputParams) -> FrameBody:
                                          _box(60, 140, 1200, 110), rows=[toks[focus]], max_cols=12)))
         if p.stage == "result":
             body.notes.append(Note(id="about", box=_box(60, 300, 1100, 110), kind="output", text=(
-                f"The enriched token: {d_v} numbers, a blend of the values it attended to.")))
+                f"The enriched token: {d_v} numbers, mixed from the values it chose to read.")))
         else:
             body.tensors.append(embedded(tensor("x-row", f"“{toks[focus]}” on the stream", "input",
                                                 row_of(s.x, focus), _box(60, 330, 1480, 110), rows=[toks[focus]],
                                                 max_cols=18), row_of(s.x, focus), [toks[focus]]))
             body.notes.append(Note(id="about", box=_box(60, 500, 1100, 130), kind="output", text=(
                 f"But the stream that runs through the model carries {fmt(d)} numbers per token. "
-                f"The {d_v} numbers must be turned back into a full-length vector.")))
+                f"The {d_v} numbers must be widened back to the stream's size.")))
         return body
     if p.stage == "wo":
         body = FrameBody(

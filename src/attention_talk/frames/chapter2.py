@@ -105,7 +105,7 @@ def _ctx_sentences(ctx: BuildContext) -> tuple[Sentence, Sentence]:
     return ctx._cache["walk"]
 
 
-# ---- 1 · how a model represents a word ---------------------------------------------------------
+# ---- 1 · from a word to a row of numbers ---------------------------------------------------------
 class WordParams(_P):
     stage: Literal["chain", "table", "lookup", "positions", "weights", "context", "mechanism"]
 
@@ -265,7 +265,7 @@ def rnn(ctx: BuildContext, p: RnnParams) -> FrameBody:
             "state, the encoder states stay available. Click a number to see its sum.")))
     else:
         body.widgets.append(cards("hist", box(LEFT, 150, 1480, 420), [
-            {"title": "2014–2015", "body": "attention added on top of RNN and LSTM encoders: the "
+            {"title": "2014–2015", "body": "attention bolted onto recurrent (RNN, LSTM) encoders: the "
                                            "decoder reads every encoder state", "kind": "key"},
             {"title": "2017", "body": "the Transformer drops recurrence from sequence mixing: "
                                       "self-attention links every position to every allowed "

@@ -1,6 +1,6 @@
 """Numbers in a deck's words are placeholders, filled from the engine and the cost model.
 
-A caption says ``"Token in: {d_model} numbers. Question out: {d_k}"``, never ``7,168``: the deck
+A caption says ``"{d_model} numbers go in, {d_k} come out"``, never ``7,168``: the deck
 holds no number, so changing the preset or the sentence changes every figure the talk states.
 Figures come from figure sources: functions of the deck returning ``{name: value}``. Integers are
 printed with thousands separators. ``{{`` and ``}}`` give literal braces.
