@@ -11,6 +11,7 @@ import { OverviewController } from "./controllers/overview.js";
 import { ProgressController } from "./controllers/progress.js";
 import { SpeakerController } from "./controllers/speaker.js";
 import { SyncController } from "./controllers/sync.js";
+import { ThemeController } from "./controllers/theme.js";
 import { TouchController } from "./controllers/touch.js";
 import { FrameStore } from "./frames.js";
 import { Player, registerNavigation } from "./player.js";
@@ -41,6 +42,7 @@ const controllers = [
   new OverviewController(player, { slidesFrom: root.querySelector("#stage"), host: root, frames }),
   new FullscreenController(player),
   new SpeakerController(player),
+  new ThemeController(player),
   new KeyboardController(player, keyTable),
   new TouchController(player, root),
 ].map((c) => c.bind());

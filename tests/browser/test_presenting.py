@@ -347,6 +347,14 @@ def check_key(page, action: str, key: str) -> None:
         assert narration.inner_text() == "The queries."
         _press(page, key)
         assert "sr-only" in narration.get_attribute("class")
+    elif action == "theme":
+        before = page.evaluate("document.documentElement.dataset.theme")
+        _press(page, key)
+        after = page.evaluate("document.documentElement.dataset.theme")
+        assert {before, after} == {"dark", "light"}
+        assert page.evaluate("localStorage.getItem('attention-talk-theme')") == after
+        _press(page, key)
+        assert page.evaluate("document.documentElement.dataset.theme") == before
     elif action == "help":
         _press(page, key)
         assert _visible(page, "#help")
@@ -380,7 +388,8 @@ def test_speaker_view_keys_move_the_talk(page, demo_url, watch) -> None:
     audience = open_talk(page, demo_url)
     speaker = open_speaker(page.context.new_page(), demo_url)
     actions = speaker.locator("#help tr[data-action]").evaluate_all("rows => rows.map(r => r.dataset.action)")
-    assert "speaker" not in actions and "text" not in actions and "overview" in actions
+    assert "speaker" not in actions and "text" not in actions and "theme" not in actions
+    assert "overview" in actions
     speaker.keyboard.press("g")
     speaker.keyboard.press("4")
     speaker.keyboard.press("Enter")

@@ -28,6 +28,8 @@ KEYS: list[dict] = [
     {"action": "speaker", "keys": ["s"], "label": "S",
      "description": "Open the speaker view in a second window"},
     {"action": "fullscreen", "keys": ["f"], "label": "F", "description": "Full screen on or off"},
+    {"action": "theme", "keys": ["d"], "label": "D",
+     "description": "Dark or light colours (kept for the next visit)"},
     {"action": "text", "keys": ["t"], "label": "T",
      "description": "Show or hide the narration (for reading alone)"},
     {"action": "help", "keys": ["?"], "label": "?", "description": "Show or hide this help"},
@@ -35,5 +37,6 @@ KEYS: list[dict] = [
      "description": "Close the overview or the help"},
 ]
 
-# The speaker view has no speaker view of its own to open and no narration line to show.
-PRESENTER_KEYS: list[dict] = [k for k in KEYS if k["action"] not in ("speaker", "text")]
+# The speaker view has no speaker view of its own to open, no narration line to show, and keeps
+# its own colours.
+PRESENTER_KEYS: list[dict] = [k for k in KEYS if k["action"] not in ("speaker", "text", "theme")]
