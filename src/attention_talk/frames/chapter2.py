@@ -556,7 +556,7 @@ def walkthrough_figures(deck) -> dict[str, object]:
     if c.preset.mla is not None:
         fig |= {"kv_mha_bytes": c.kv_bytes_per_token_layer("mha").value,
                 "kv_mla_bytes": c.kv_bytes_per_token_layer("mla").value,
-                "kv_ratio": f"{c.kv_ratio('mha', 'mla').value:.0f}"}
+                "kv_ratio": f"{c.kv_ratio('mha', 'mla').value:.1f}"}
     return fig
 
 
