@@ -4,13 +4,10 @@ download its own browsers here), else Playwright's. The app runs in a uvicorn th
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from urllib.parse import urlparse
 
 import pytest
-import uvicorn
+from live_server import live_server
 
 from attention_talk.web import create_app
 
@@ -32,27 +29,10 @@ def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": {"width": 1280, "height": 720}}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def server_url():
-    port = _free_port()
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with live_server(create_app()) as url:
+        yield url
 
 
 class PageWatch:

@@ -5,13 +5,11 @@ per step. Runs on a small fixed deck (tests/browser/decks) so the talk's own con
 from __future__ import annotations
 
 import re
-import threading
-import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-import uvicorn
+from live_server import live_server
 
 from attention_talk.web import create_app
 from attention_talk.web.keys import KEYS
@@ -27,19 +25,8 @@ STEPS = [("opening", "Demo caption 1.1"), ("map", "Demo caption 2.1"), ("map", "
 
 @pytest.fixture(scope="module")
 def demo_url():
-    config = uvicorn.Config(create_app(Settings(decks_dir=DECKS)), host="127.0.0.1", port=0, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("demo server did not start")
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with live_server(create_app(Settings(decks_dir=DECKS))) as url:
+        yield url
 
 
 class Watch:
