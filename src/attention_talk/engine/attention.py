@@ -34,6 +34,25 @@ def _as_matrix(name: str, x: np.ndarray) -> np.ndarray:
     return a
 
 
+def check_qkv(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float | None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Q, K, V as finite matrices with matching shapes, and the score scale (default 1/√d_k).
+
+    Shared by :func:`attend` and ``flash_attend`` so both reject the same inputs the same way.
+    """
+    q, k, v = _as_matrix("Q", q), _as_matrix("K", k), _as_matrix("V", v)
+    d_k = q.shape[1]
+    if k.shape[1] != d_k:
+        raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
+    if v.shape[0] != k.shape[0]:
+        raise ValueError(f"K and V must have the same number of rows n_k: K is {k.shape}, V is {v.shape}")
+    if scale is None:
+        scale = 1.0 / np.sqrt(d_k) if d_k else 1.0
+    if not np.isfinite(scale):
+        raise ValueError(f"scale must be finite, got {scale!r}")
+    return q, k, v, float(scale)
+
+
 def softmax(x: np.ndarray, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     """Numerically stable softmax of ``x / temperature`` along ``axis``.
 
@@ -140,19 +159,8 @@ def attend(
     ``mask`` is additive (0 keeps, -inf blocks) and is added to the causal mask when both are
     given. ``scale`` defaults to 1/√d_k.
     """
-    q = _as_matrix("Q", q)
-    k = _as_matrix("K", k)
-    v = _as_matrix("V", v)
-    n_q, d_k = q.shape
-    n_k = k.shape[0]
-    if k.shape[1] != d_k:
-        raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
-    if v.shape[0] != n_k:
-        raise ValueError(f"K and V must have the same number of rows n_k: K is {k.shape}, V is {v.shape}")
-    if scale is None:
-        scale = 1.0 / np.sqrt(d_k) if d_k else 1.0
-    if not np.isfinite(scale):
-        raise ValueError(f"scale must be finite, got {scale!r}")
+    q, k, v, scale = check_qkv(q, k, v, scale)
+    n_q, n_k = q.shape[0], k.shape[0]
 
     full_mask = causal_mask(n_q, n_k) if causal else np.zeros((n_q, n_k))  # (n_q, n_k)
     if mask is not None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_talk.engine.attention import _as_matrix
+from attention_talk.engine.attention import check_qkv
 
 
 @dataclass(frozen=True)
@@ -99,17 +99,9 @@ def flash_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, block_size: int
     """
     if not isinstance(block_size, (int, np.integer)) or isinstance(block_size, bool) or block_size < 1:
         raise ValueError(f"block_size must be an integer >= 1, got {block_size!r}")
-    q, k, v = _as_matrix("Q", q), _as_matrix("K", k), _as_matrix("V", v)
-    n_q, d_k = q.shape
+    q, k, v, scale = check_qkv(q, k, v, scale)
+    n_q = q.shape[0]
     n_k, d_v = v.shape
-    if k.shape[1] != d_k:
-        raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
-    if k.shape[0] != n_k:
-        raise ValueError(f"K and V must have the same number of rows n_k: K is {k.shape}, V is {v.shape}")
-    if scale is None:
-        scale = 1.0 / np.sqrt(d_k) if d_k else 1.0
-    if not np.isfinite(scale):
-        raise ValueError(f"scale must be finite, got {scale!r}")
     offset = n_k - n_q  # causal: query i sits at position i + offset
 
     o = np.zeros((n_q, d_v))  # (n_q, d_v)
