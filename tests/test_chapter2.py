@@ -24,16 +24,6 @@ CAPTION_TOP = 780
 
 
 @pytest.fixture(scope="module")
-def deck():
-    return load_deck(DECK)
-
-
-@pytest.fixture(scope="module")
-def frames(deck):
-    return build_deck_frames(deck)
-
-
-@pytest.fixture(scope="module")
 def client():
     with TestClient(create_app()) as c:
         yield c

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attention_talk.deck import load_deck
 from attention_talk.frames import build_deck_frames
 from attention_talk.frames.model import STAGE_H, STAGE_W
 from attention_talk.frames.tensors import tensor, window
@@ -13,16 +12,6 @@ from attention_talk.paths import data_dir
 from attention_talk.story import build_story
 
 DECK = data_dir("slides") / "attention-step-by-step.yaml"
-
-
-@pytest.fixture(scope="module")
-def deck():
-    return load_deck(DECK)
-
-
-@pytest.fixture(scope="module")
-def frames(deck):
-    return build_deck_frames(deck)
 
 
 def test_window_keeps_first_and_last() -> None:
