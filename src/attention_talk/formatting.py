@@ -1,0 +1,63 @@
+"""How every number is written, in one place: Python decides how a number is shown.
+
+Used by the engine's cost model (formulas), the frame builders (notes, labels, derivations) and
+the deck's figures. The player's ``static/js/format.js`` formats only what it must (matrix cells,
+live widget values) and follows the same rules; ``tests/test_formatting.py`` checks both sides on
+one table of values.
+
+Rules:
+- a real minus sign (U+2212), never a hyphen;
+- no negative zero: a value that rounds to zero is written without a sign;
+- ``None`` (a masked score, JSON's stand-in for −∞) and −inf are "−∞", +inf is "∞";
+- ties round away from zero on the number's exact binary value (as JavaScript's ``toFixed``);
+- counts are integers with thousands separators; a fraction keeps up to 3 decimals.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+
+MINUS = "\u2212"
+NEG_INF = MINUS + "∞"
+
+
+def number(x: float | None, digits: int = 2) -> str:
+    """``x`` with exactly ``digits`` decimals: −0.004 → "0.00", −1.5 → "−1.50", None → "−∞"."""
+    if x is None:
+        return NEG_INF
+    x = float(x)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "∞" if x > 0 else NEG_INF
+    q = Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    if q == 0:
+        q = abs(q)
+    return f"{q:f}".replace("-", MINUS)
+
+
+def count(x: int | float | Fraction) -> str:
+    """1234567 → "1,234,567"; a non-integer keeps up to 3 decimals (2.5 → "2.5")."""
+    if isinstance(x, Fraction):
+        x = int(x) if x.denominator == 1 else float(x)
+    if isinstance(x, bool):
+        x = int(x)
+    if isinstance(x, int):
+        return f"{x:,}".replace("-", MINUS)
+    q = Decimal(x).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP)
+    if q == 0:
+        q = abs(q)
+    s = f"{q:,f}".rstrip("0").rstrip(".")
+    return s.replace("-", MINUS)
+
+
+def vector(values, digits: int = 2) -> str:
+    """A short vector in brackets: [0.10, −0.20]."""
+    return "[" + ", ".join(number(float(v), digits) for v in values) + "]"
+
+
+def shape(*dims: int) -> str:
+    """Tensor dimensions: 7 × 7,168."""
+    return " × ".join(count(int(d)) for d in dims)
