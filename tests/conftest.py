@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from attention_talk.deck import load_deck
-from attention_talk.frames import build_deck_frames
+from attention_talk.frames import build_deck_frames, load_deck
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from attention_talk.frames.derivations import ALL_TERMS_UP_TO
+from attention_talk.frames.kit.derivations import ALL_TERMS_UP_TO
 from attention_talk.frames.model import CellDerivation, Frame, Tensor
 
 

@@ -9,12 +9,10 @@ import numpy as np
 import orjson
 import pytest
 
-from attention_talk.deck import load_deck
 from attention_talk.engine.costs import costs
-from attention_talk.frames import build_deck_frames
-from attention_talk.frames.chapter1 import flop_counter, growth_sizes, heads_check
+from attention_talk.frames import build_deck_frames, load_deck
 from attention_talk.frames.context import BuildContext
-from attention_talk.frames.text import prepare_deck
+from attention_talk.frames.step_by_step.legacy import flop_counter, growth_sizes, heads_check
 from attention_talk.paths import data_dir
 from derivation_check import all_derivations, check_all, missing_derivations
 
@@ -31,7 +29,7 @@ OUTLINE = [
 
 @pytest.fixture(scope="module")
 def deck():
-    return prepare_deck(load_deck(DECK_PATH))
+    return load_deck(DECK_PATH)
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,8 @@ import yaml
 from typer.testing import CliRunner
 
 from attention_talk.cli import app as cli
-from attention_talk.deck import DeckError, deck_files, load_deck, load_decks, parse_deck
+from attention_talk.deck import DeckError, deck_files, parse_deck
+from attention_talk.frames import load_deck, load_decks
 from attention_talk.paths import data_dir
 
 SLIDES = data_dir("slides")
@@ -39,8 +41,12 @@ def test_minimal_deck_parses() -> None:
 
 
 def errors_of(data: dict) -> list[str]:
-    with pytest.raises(DeckError) as info:
-        parse_deck(data, Path("bad.yaml"))
+    """The errors of loading ``data`` as a deck file, as ``attention-talk validate`` reports them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bad.yaml"
+        path.write_text(yaml.safe_dump(data, allow_unicode=True))
+        with pytest.raises(DeckError) as info:
+            load_deck(path)
     return info.value.errors
 
 

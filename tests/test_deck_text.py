@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from attention_talk.deck import DeckError, deck_files, load_deck
-from attention_talk.frames.text import fill, prepare_deck
+from attention_talk.deck import DeckError, deck_files, read_deck
+from attention_talk.figures import fill
+from attention_talk.frames import load_deck
 from attention_talk.paths import data_dir
 
 # What may contain a digit in a deck's words: model names, years of papers, arXiv ids, ordinals
@@ -32,15 +33,15 @@ def texts(deck):
 
 @pytest.mark.parametrize("path", deck_files(data_dir("slides")), ids=lambda p: p.name)
 def test_no_number_is_typed_into_a_deck(path) -> None:
-    deck = load_deck(path)
+    deck = read_deck(path)
     offenders = [f"{where}: {text!r}" for where, text in texts(deck) if re.search(r"\d", ALLOWED.sub("", text))]
-    assert not offenders, ("write figures as {placeholders} (see attention_talk.frames.text), not digits:\n"
+    assert not offenders, ("write figures as {placeholders} (see attention_talk.figures), not digits:\n"
                            + "\n".join(offenders))
 
 
 @pytest.mark.parametrize("path", deck_files(data_dir("slides")), ids=lambda p: p.name)
 def test_every_placeholder_is_known(path) -> None:
-    prepare_deck(load_deck(path), path)
+    load_deck(path)
 
 
 def test_fill_and_errors() -> None:
@@ -58,6 +59,6 @@ def test_unknown_placeholder_names_slide_step_and_field(tmp_path) -> None:
     bad.write_text(src.replace("{d_k} numbers of this", "{dk} numbers of this", 1).replace(
         "Here are the {d_k} numbers", "Here are the {dk} numbers", 1))
     with pytest.raises(DeckError) as info:
-        prepare_deck(load_deck(bad), bad)
+        load_deck(bad)
     assert any(e.startswith("slide 4 (query) › step 3 › field narration: unknown figure {dk}")
                for e in info.value.errors)

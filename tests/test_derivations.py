@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attention_talk.frames.derivations import addend_sum, derive_sum
-from attention_talk.frames.tensors import tensor
+from attention_talk.frames.kit.derivations import addend_sum, derive_sum
+from attention_talk.frames.kit.tensors import tensor
 from derivation_check import check_tensor, recompute
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from attention_talk.frames import build_deck_frames
+from attention_talk.frames.kit.tensors import tensor, window
 from attention_talk.frames.model import STAGE_H, STAGE_W
-from attention_talk.frames.tensors import tensor, window
 from attention_talk.paths import data_dir
 from attention_talk.story import build_story
 

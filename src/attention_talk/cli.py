@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from attention_talk.deck import DeckError, deck_files, json_schema, load_deck
-from attention_talk.frames.text import prepare_deck
+from attention_talk.deck import DeckError, deck_files, json_schema
+from attention_talk.frames import load_deck
 
 app = typer.Typer(help="An animated talk on transformer attention.", no_args_is_help=True,
                   add_completion=False)
@@ -53,7 +53,7 @@ def validate(
     failed = 0
     for f in files:
         try:
-            deck = prepare_deck(load_deck(f), f)
+            deck = load_deck(f)
         except DeckError as exc:
             failed += 1
             for e in exc.errors:

@@ -1,5 +1,9 @@
 """Decks: the talk's content, one YAML file per deck in ``slides/``, validated with pydantic.
 
+This module reads and checks a deck's structure only. ``attention_talk.frames.load_deck`` is what
+callers use: it also checks each step's builder and parameters and fills the placeholders, and
+returns a deck ready to build.
+
 A deck holds slides; a slide holds steps; a step is one key press: a caption (what the audience
 reads), a narration (what a student alone needs, and what screen readers announce) and a frame
 spec naming the frame builder that computes what is drawn. No number is ever written here.
@@ -28,18 +32,9 @@ class _Strict(BaseModel):
 class FrameSpec(_Strict):
     """Which frame builder draws a step, with its parameters (checked against the builder)."""
 
-    builder: str = Field(description="Name of a registered frame builder, e.g. 'story.map'.")
+    builder: str = Field(description="Name of a frame builder, e.g. 'story.map' "
+                         "(`attention-talk builders` lists them).")
     params: dict[str, Any] = Field(default_factory=dict, description="The builder's parameters.")
-
-    @model_validator(mode="after")
-    def _known_builder(self) -> FrameSpec:
-        from attention_talk.frames.registry import BUILDERS
-
-        if self.builder not in BUILDERS:
-            known = ", ".join(sorted(BUILDERS))
-            raise ValueError(f"unknown frame builder {self.builder!r}; known builders: {known}")
-        BUILDERS[self.builder].params_model.model_validate(self.params)
-        return self
 
 
 class Step(_Strict):
@@ -164,8 +159,8 @@ def parse_deck(data: Any, path: Path) -> Deck:
         raise DeckError(path, errors) from None
 
 
-def load_deck(path: Path) -> Deck:
-    """Read and validate one deck file."""
+def read_deck(path: Path) -> Deck:
+    """Read one deck file and validate its structure."""
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=SafeLoader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -177,13 +172,14 @@ def deck_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.yaml") if p.is_file())
 
 
-def load_decks(folder: Path) -> tuple[dict[str, Deck], list[DeckError]]:
-    """Load every deck in ``folder``. A bad deck is logged and skipped; the others still load."""
+def read_decks(folder: Path, load=read_deck) -> tuple[dict[str, Deck], list[DeckError]]:
+    """Load every deck in ``folder`` with ``load``. A bad deck is logged and skipped; the others
+    still load."""
     decks: dict[str, Deck] = {}
     errors: list[DeckError] = []
     for path in deck_files(folder):
         try:
-            deck = load_deck(path)
+            deck = load(path)
         except DeckError as exc:
             log.error("skipping deck %s", exc)
             errors.append(exc)

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
+from attention_talk.formatting import count as fmt  # formulas write numbers the way slides do
+
 SOURCE_K = "Kaplan et al. 2020, arXiv:2001.08361, eq 2.2 (2 FLOPs per multiply-add)"
 SOURCE_V2 = "DeepSeek-V2 report, arXiv:2405.04434 (MLA, eqs 9-19, Table 1)"
 SOURCE_V3 = "DeepSeek-V3 report, arXiv:2412.19437"
@@ -34,13 +36,6 @@ def join_sources(*sources: str) -> str:
     """Join '; '-separated source lists, keeping each source once, in order."""
     parts = [part for s in sources for part in s.split("; ")]
     return "; ".join(dict.fromkeys(parts))
-
-
-def fmt(x: int | float | Fraction) -> str:
-    """1234567 -> '1,234,567'; a non-integer keeps up to 3 decimals."""
-    if isinstance(x, Fraction):
-        x = int(x) if x.denominator == 1 else float(x)
-    return f"{x:,}" if isinstance(x, int) else f"{x:,.3f}".rstrip("0").rstrip(".")
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,72 @@
 """Frames: (deck, slide, step) → everything the player draws, computed by the engine.
 
-Pure and deterministic: the same deck gives the same frames. The web app computes every frame once
-at start-up and serves them from memory.
+Pure and deterministic: the same deck gives the same frames. ``load_deck`` / ``load_decks`` are
+the one way in: they read a deck, check each step's builder and parameters against the chapters,
+fill the placeholders with the figures of the chapters the deck uses, and return a deck ready for
+``build_deck_frames``.
 """
 
 from __future__ import annotations
 
-from attention_talk.deck import Deck
-from attention_talk.frames import chapter1, chapter2  # noqa: F401  (registers builders)
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from attention_talk.deck import Deck, DeckError, read_deck, read_decks
+from attention_talk.figures import COMMON, FigureSource, prepare_deck
+from attention_talk.frames.chapters import BUILDERS, CHAPTERS
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.model import Frame, FrameBody
-from attention_talk.frames.registry import BUILDERS
 
-__all__ = ["BUILDERS", "Frame", "build_deck_frames", "build_frame"]
+__all__ = ["BUILDERS", "CHAPTERS", "Frame", "build_deck_frames", "build_frame", "figure_sources",
+           "load_deck", "load_decks"]
+
+
+def figure_sources(deck: Deck) -> list[FigureSource]:
+    """The figures a deck's words may use: the common ones, then those of each chapter it uses."""
+    used = {BUILDERS[s.frame.builder].chapter for sl in deck.slides for s in sl.steps
+            if s.frame is not None and s.frame.builder in BUILDERS}
+    sources = list(COMMON)
+    for chapter in CHAPTERS:
+        if chapter.name in used:
+            sources.extend(chapter.figures)
+    return sources
+
+
+def _check_builders(deck: Deck) -> list[str]:
+    """Every step's builder exists and its parameters validate; errors name slide, step, field."""
+    errors: list[str] = []
+    for i, slide in enumerate(deck.slides):
+        for j, step in enumerate(slide.steps):
+            if step.frame is None:
+                continue
+            at = f"slide {i + 1} ({slide.id}) › step {j + 1} › field frame"
+            b = BUILDERS.get(step.frame.builder)
+            if b is None:
+                errors.append(f"{at}.builder: unknown frame builder {step.frame.builder!r}; "
+                              f"known builders: {', '.join(sorted(BUILDERS))}")
+                continue
+            try:
+                b.params_model.model_validate(step.frame.params)
+            except ValidationError as exc:
+                errors.extend(f"{at}.params" + "".join(f".{x}" for x in e["loc"]) + f": {e['msg']}"
+                              for e in exc.errors())
+    return errors
+
+
+def load_deck(path: Path) -> Deck:
+    """Read a deck file, check it against the chapters and fill its figures: ready to build.
+    Raises DeckError with one readable line per problem."""
+    deck = read_deck(path)
+    errors = _check_builders(deck)
+    if errors:
+        raise DeckError(path, errors)
+    return prepare_deck(deck, path, figure_sources(deck))
+
+
+def load_decks(folder: Path) -> tuple[dict[str, Deck], list[DeckError]]:
+    """Every deck in ``folder``, ready to build; a bad deck is logged, reported and skipped."""
+    return read_decks(folder, load=load_deck)
 
 
 def build_frame(ctx: BuildContext, slide_index: int, step_index: int) -> Frame:

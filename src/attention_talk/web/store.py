@@ -11,9 +11,8 @@ from pathlib import Path
 import brotli
 import orjson
 
-from attention_talk.deck import Deck, DeckError, load_decks
-from attention_talk.frames import build_deck_frames
-from attention_talk.frames.text import prepare_deck
+from attention_talk.deck import Deck, DeckError
+from attention_talk.frames import build_deck_frames, load_decks
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +68,6 @@ class Store:
         store = cls(errors=errors)
         for deck_id, deck in decks.items():
             try:
-                deck = prepare_deck(deck, folder / f"{deck_id}.yaml")
                 frames = build_deck_frames(deck)
             except Exception as exc:  # a deck whose frames fail must not stop the others
                 log.exception("skipping deck %s: its frames failed", deck_id)

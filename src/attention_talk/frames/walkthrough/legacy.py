@@ -26,17 +26,16 @@ from attention_talk.engine import (
 )
 from attention_talk.engine.costs import fmt as fmt_count
 from attention_talk.frames.context import BuildContext
-from attention_talk.frames.derivations import (
+from attention_talk.frames.kit.derivations import (
     derive_copy,
     derive_output,
     derive_projection,
     derive_scores,
     derive_weights,
 )
+from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import Box, Counter, FrameBody, Highlight, Note, Tensor, Widget
-from attention_talk.frames.registry import builder
-from attention_talk.frames.tensors import tensor
-from attention_talk.frames.text import figure_source
+from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.walkthrough_inputs import (
     FEATURES,
     MH_TOKENS,
@@ -110,7 +109,7 @@ class WordParams(_P):
     stage: Literal["chain", "table", "lookup", "positions", "weights", "context", "mechanism"]
 
 
-@builder("walk.word", WordParams)
+@CHAPTER.builder("walk.word", WordParams)
 def word(ctx: BuildContext, p: WordParams) -> FrameBody:
     """Text → tokens → ids → embedding rows; positions; the bank row before and after attention."""
     river, money = _ctx_sentences(ctx)
@@ -218,7 +217,7 @@ class RnnParams(_P):
     stage: Literal["encoder", "bottleneck", "attention", "context", "transformer"]
 
 
-@builder("walk.rnn", RnnParams)
+@CHAPTER.builder("walk.rnn", RnnParams)
 def rnn(ctx: BuildContext, p: RnnParams) -> FrameBody:
     """An RNN encoder's states, the single-vector bottleneck, then attention over every state."""
     s2s = seq2seq(ctx.deck.story.seed)
@@ -289,7 +288,7 @@ QKV_CARDS = [
 ]
 
 
-@builder("walk.qkv", QkvParams)
+@CHAPTER.builder("walk.qkv", QkvParams)
 def qkv(ctx: BuildContext, p: QkvParams) -> FrameBody:
     """The three jobs, then the three matrices of the river sentence."""
     river, _ = _ctx_sentences(ctx)
@@ -332,7 +331,7 @@ def _hist(values: np.ndarray, lo: float, hi: float, bins: int = 24) -> dict:
     return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}
 
 
-@builder("walk.equation", EquationParams)
+@CHAPTER.builder("walk.equation", EquationParams)
 def equation(ctx: BuildContext, p: EquationParams) -> FrameBody:
     """The four steps with shapes, the full formula, why √d_k, parameters vs activations."""
     river, _ = _ctx_sentences(ctx)
@@ -408,7 +407,7 @@ class PipelineParams(_P):
     stage: int = Field(ge=1, le=9)
 
 
-@builder("walk.pipeline", PipelineParams)
+@CHAPTER.builder("walk.pipeline", PipelineParams)
 def pipeline(ctx: BuildContext, p: PipelineParams) -> FrameBody:
     """Nine stacked stages with their shapes; the active one is drawn with its numbers."""
     s = sentence(SENTENCE_RIVER, ctx.deck.story.seed, causal=True)
@@ -467,7 +466,7 @@ class VariantParams(_P):
     stage: Literal["self", "cross", "causal", "padding", "picker"]
 
 
-@builder("walk.variants", VariantParams)
+@CHAPTER.builder("walk.variants", VariantParams)
 def variants(ctx: BuildContext, p: VariantParams) -> FrameBody:
     """Where Q, K, V come from; the causal and padding masks; a token picker over real rows."""
     river, money = _ctx_sentences(ctx)
@@ -545,7 +544,7 @@ def _heads(seed: int):
     return multi_head(MH_X, sel, sel, sel, w_o, heads=2), w_o
 
 
-@figure_source
+@CHAPTER.figure_source
 def walkthrough_figures(deck) -> dict[str, object]:
     """Figures the walkthrough's words quote: the two-head example and the KV-cache comparison."""
     mh, _ = _heads(deck.story.seed)
@@ -560,7 +559,7 @@ def walkthrough_figures(deck) -> dict[str, object]:
     return fig
 
 
-@builder("walk.heads", HeadsParams)
+@CHAPTER.builder("walk.heads", HeadsParams)
 def heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
     """Two selector heads on river, bank, flooded: weights, outputs, concat, W_O, shapes."""
     mh, w_o = _heads(ctx.deck.story.seed)
@@ -650,7 +649,7 @@ class CostParams(_P):
 PAIR_NS = (1_024, 4_096, 16_384, 65_536, 163_840)
 
 
-@builder("walk.cost", CostParams)
+@CHAPTER.builder("walk.cost", CostParams)
 def cost(ctx: BuildContext, p: CostParams) -> FrameBody:
     """n² pairs (a slider), the KV cache and MLA's smaller cache, modern variants."""
     c = costs(ctx.deck.preset)
@@ -718,7 +717,7 @@ class FlashParams(_P):
 FLASH_BLOCK = 4
 
 
-@builder("walk.flash", FlashParams)
+@CHAPTER.builder("walk.flash", FlashParams)
 def flash(ctx: BuildContext, p: FlashParams) -> FrameBody:
     """FlashAttention tile by tile: per-tile S, running m, ℓ and O; the end equals exact attention."""
     river, _ = _ctx_sentences(ctx)
@@ -763,7 +762,7 @@ SUMMARY = [
 ]
 
 
-@builder("walk.summary", SummaryParams)
+@CHAPTER.builder("walk.summary", SummaryParams)
 def summary(ctx: BuildContext, p: SummaryParams) -> FrameBody:
     """The closing cards, revealed one by one."""
     n = ["retrieval", "routing", "shapes", "heads"].index(p.stage) + 1

@@ -2,30 +2,25 @@
 
 A caption says ``"{d_model} numbers go in, {d_k} come out"``, never ``7,168``: the deck
 holds no number, so changing the preset or the sentence changes every figure the talk states.
-Figures come from figure sources: functions of the deck returning ``{name: value}``. Integers are
-printed with thousands separators. ``{{`` and ``}}`` give literal braces.
+Figures come from figure sources: functions of the deck returning ``{name: value}``. Every deck
+gets ``COMMON`` (its preset and its story); a chapter adds its own sources, and the frames layer
+passes a deck the sources of the chapters whose builders it uses. Integers are printed with
+thousands separators. ``{{`` and ``}}`` give literal braces.
 """
 
 from __future__ import annotations
 
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from attention_talk.deck import Deck, DeckError
-from attention_talk.engine.costs import costs, fmt
+from attention_talk.engine.costs import costs
+from attention_talk.formatting import count
 
 FigureSource = Callable[[Deck], dict[str, object]]
-FIGURE_SOURCES: list[FigureSource] = []
 
 
-def figure_source(fn: FigureSource) -> FigureSource:
-    """Register a function that gives named figures for a deck's text."""
-    FIGURE_SOURCES.append(fn)
-    return fn
-
-
-@figure_source
 def preset_figures(deck: Deck) -> dict[str, object]:
     """Dimensions and counts of the deck's preset (cost model: formulas and sources there)."""
     c = costs(deck.preset)
@@ -49,7 +44,6 @@ def preset_figures(deck: Deck) -> dict[str, object]:
     return out
 
 
-@figure_source
 def story_figures(deck: Deck) -> dict[str, object]:
     """The story sentence: its length and the token it follows."""
     tokens = deck.story.tokens
@@ -58,12 +52,15 @@ def story_figures(deck: Deck) -> dict[str, object]:
             "focus": deck.story.focus or tokens[-1]}
 
 
-def figures(deck: Deck) -> dict[str, str]:
-    """Every figure the deck's text may use, already formatted."""
+COMMON: tuple[FigureSource, ...] = (preset_figures, story_figures)
+
+
+def figures(deck: Deck, sources: Sequence[FigureSource] = COMMON) -> dict[str, str]:
+    """Every figure the deck's text may use (from ``sources``), already formatted."""
     out: dict[str, str] = {}
-    for source in FIGURE_SOURCES:
+    for source in sources:
         for name, value in source(deck).items():
-            out[name] = fmt(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+            out[name] = count(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
     return out
 
 
@@ -82,9 +79,9 @@ def fill(text: str, figs: dict[str, str]) -> str:
     return "".join(pieces)
 
 
-def prepare_deck(deck: Deck, path: Path | None = None) -> Deck:
+def prepare_deck(deck: Deck, path: Path | None = None, sources: Sequence[FigureSource] = COMMON) -> Deck:
     """The deck with every placeholder in its words filled; DeckError names any unknown one."""
-    figs = figures(deck)
+    figs = figures(deck, sources)
     errors: list[str] = []
 
     def resolve(text: str, where: str) -> str:

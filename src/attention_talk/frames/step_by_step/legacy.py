@@ -15,8 +15,9 @@ from pydantic import BaseModel, ConfigDict
 
 from attention_talk.engine import multi_head
 from attention_talk.engine.costs import Costs, costs, fmt
+from attention_talk.figures import figures, fill
 from attention_talk.frames.context import BuildContext
-from attention_talk.frames.derivations import (
+from attention_talk.frames.kit.derivations import (
     derive_copy,
     derive_output,
     derive_projection,
@@ -24,10 +25,9 @@ from attention_talk.frames.derivations import (
     derive_sum,
     derive_weights,
 )
+from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import Box, Counter, FrameBody, Highlight, Note, Symbol, Tensor, Widget
-from attention_talk.frames.registry import builder
-from attention_talk.frames.tensors import tensor
-from attention_talk.frames.text import figures, fill
+from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.story import embed_words
 
 
@@ -163,7 +163,7 @@ class StackParams(_Params):
     stage: Literal["model", "block"]
 
 
-@builder("story.stack", StackParams)
+@CHAPTER.builder("story.stack", StackParams)
 def model_stack(ctx: BuildContext, p: StackParams) -> FrameBody:
     """The model as a stack of blocks, then the inside of the first one."""
     pr = _preset(ctx).preset
@@ -183,7 +183,7 @@ class ContextParams(_Params):
     stage: Literal["table", "pick", "bat", "neighbours"]
 
 
-@builder("story.context", ContextParams)
+@CHAPTER.builder("story.context", ContextParams)
 def tokens_need_context(ctx: BuildContext, p: ContextParams) -> FrameBody:
     """The input table; one row is "dog"; an ambiguous word has one row; neighbours decide."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
@@ -236,7 +236,7 @@ class QueryParams(_Params):
     stage: Literal["ask", "vector", "dog"]
 
 
-@builder("story.query", QueryParams)
+@CHAPTER.builder("story.query", QueryParams)
 def query(ctx: BuildContext, p: QueryParams) -> FrameBody:
     """A token asks a question: a learned vector of length d_k."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
@@ -268,7 +268,7 @@ class DenseParams(_Params):
     stage: Literal["network", "neuron", "weights"]
 
 
-@builder("story.dense", DenseParams)
+@CHAPTER.builder("story.dense", DenseParams)
 def dense_layer(ctx: BuildContext, p: DenseParams) -> FrameBody:
     """Token in (d numbers), question out (d_k): every output a neuron wired to every input."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
@@ -328,7 +328,7 @@ def _row_times_matrix(ctx: BuildContext, x_row: np.ndarray, w: np.ndarray, out_r
     )
 
 
-@builder("story.wq", WqParams)
+@CHAPTER.builder("story.wq", WqParams)
 def query_matrix(ctx: BuildContext, p: WqParams) -> FrameBody:
     """W_Q: all the neurons' weights as one matrix; the token's row times W_Q is its query."""
     s, focus = ctx.story, ctx.focus
@@ -357,7 +357,7 @@ class KeysParams(_Params):
     stage: Literal["room", "offer", "wk"]
 
 
-@builder("story.keys", KeysParams)
+@CHAPTER.builder("story.keys", KeysParams)
 def keys(ctx: BuildContext, p: KeysParams) -> FrameBody:
     """Every token offers a key: what it can answer. W_K has the shape of W_Q."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
@@ -398,7 +398,7 @@ class BatchParams(_Params):
     stage: Literal["queries", "keys"]
 
 
-@builder("story.batch", BatchParams)
+@CHAPTER.builder("story.batch", BatchParams)
 def every_token(ctx: BuildContext, p: BatchParams) -> FrameBody:
     """The whole table times W_Q gives every query; times W_K every key: one multiply each."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
@@ -443,7 +443,7 @@ def dot_product_note(q: np.ndarray, k: np.ndarray, q_name: str, k_name: str, ter
     return f"q({q_name}) · k({k_name}) = {shown} + … ({len(q)} products) = {_fmt(float(q @ k), 1)}"
 
 
-@builder("story.map", MapParams)
+@CHAPTER.builder("story.map", MapParams)
 def attention_map(ctx: BuildContext, p: MapParams) -> FrameBody:
     """The attention map Q·Kᵀ built up: queries, keys, one cell, the map, the focus row, the mask."""
     s = ctx.story
@@ -524,7 +524,7 @@ class SizeParams(_Params):
     stage: Literal["square", "double", "grow"]
 
 
-@builder("story.size", SizeParams)
+@CHAPTER.builder("story.size", SizeParams)
 def map_size(ctx: BuildContext, p: SizeParams) -> FrameBody:
     """The map has context × context cells: double the context, four times the map."""
     c = _preset(ctx)
@@ -545,7 +545,7 @@ class ValuesParams(_Params):
     stage: Literal["where", "vector", "wv", "table"]
 
 
-@builder("story.values", ValuesParams)
+@CHAPTER.builder("story.values", ValuesParams)
 def values(ctx: BuildContext, p: ValuesParams) -> FrameBody:
     """The map picks whom to read, not what to take from them: the third vector, the value."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
@@ -602,7 +602,7 @@ class SoftmaxParams(_Params):
     stage: Literal["scale", "weights", "zeros", "blend", "dog"]
 
 
-@builder("story.softmax", SoftmaxParams)
+@CHAPTER.builder("story.softmax", SoftmaxParams)
 def softmax_step(ctx: BuildContext, p: SoftmaxParams) -> FrameBody:
     """Scale, softmax row by row (rows sum to 1, masked cells exactly 0), then weights × V."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
@@ -697,7 +697,7 @@ class OutputParams(_Params):
     stage: Literal["result", "short", "wo", "table", "stream"]
 
 
-@builder("story.output", OutputParams)
+@CHAPTER.builder("story.output", OutputParams)
 def output(ctx: BuildContext, p: OutputParams) -> FrameBody:
     """128 numbers per token; W_O brings them back to 7,168; the table is added to the stream."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
@@ -791,7 +791,7 @@ def flow_data(ctx: BuildContext) -> dict:
             "weights": shape(att.weights), "A": shape(att.output), "W_O": shape(s.w_o), "O": shape(o)}
 
 
-@builder("story.whole", WholeParams)
+@CHAPTER.builder("story.whole", WholeParams)
 def whole(ctx: BuildContext, p: WholeParams) -> FrameBody:
     """Input → Q, K, V → map → weights → blend → W_O → output, on one screen; then one head's box."""
     data = flow_data(ctx) | {"head_box": p.stage == "head"}
@@ -832,7 +832,7 @@ def heads_check(ctx: BuildContext) -> dict:
             "w_o_shape": list(w_o.shape), "output_shape": list(mh.output.shape)}
 
 
-@builder("story.heads", HeadsParams)
+@CHAPTER.builder("story.heads", HeadsParams)
 def many_heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
     """128 heads, each with its own matrices; their outputs summed = concat × one big W_O."""
     c = _preset(ctx)
@@ -890,7 +890,7 @@ SOURCES = [
 ]
 
 
-@builder("story.sources")
+@CHAPTER.builder("story.sources")
 def sources(ctx: BuildContext, _p: _Params) -> FrameBody:
     """The papers the chapter stands on, with what each contributed."""
     body = FrameBody()

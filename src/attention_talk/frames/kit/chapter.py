@@ -1,0 +1,66 @@
+"""A chapter: the frame builders one deck family uses, and the figures its words may quote.
+
+Each chapter package (``frames/step_by_step``, ``frames/walkthrough``, …) makes one ``Chapter``,
+registers its builders on it with ``@CHAPTER.builder(name, Params)`` in its own modules, and lists
+its figure sources. ``frames/chapters.py`` lists the chapters; nothing registers into a global.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from attention_talk.figures import FigureSource
+
+if TYPE_CHECKING:
+    from attention_talk.frames.context import BuildContext
+    from attention_talk.frames.model import FrameBody
+
+
+class Params(BaseModel):
+    """Base of every builder's parameters: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoParams(Params):
+    pass
+
+
+@dataclass(frozen=True)
+class Builder:
+    name: str
+    func: Callable[[BuildContext, Any], FrameBody]
+    params_model: type[BaseModel]
+    doc: str
+    chapter: str
+
+
+@dataclass
+class Chapter:
+    """``name``: the chapter's id; ``needs``: what its builders read from a deck (one line, shown
+    in errors when a builder is used by a deck it cannot draw)."""
+
+    name: str
+    needs: str = ""
+    figures: list[FigureSource] = field(default_factory=list)
+    builders: dict[str, Builder] = field(default_factory=dict)
+
+    def builder(self, name: str, params: type[BaseModel] = NoParams):
+        """Register ``func(ctx, params) -> FrameBody`` under ``name`` in this chapter."""
+
+        def register(func):
+            if name in self.builders:
+                raise ValueError(f"frame builder {name!r} registered twice")
+            self.builders[name] = Builder(name, func, params, (func.__doc__ or "").strip(), self.name)
+            return func
+
+        return register
+
+    def figure_source(self, fn: FigureSource) -> FigureSource:
+        """Add a figure source that decks using this chapter's builders get."""
+        self.figures.append(fn)
+        return fn

@@ -1,0 +1,8 @@
+"""Chapter 2, "The walkthrough" (deck ``attention-walkthrough``)."""
+
+from attention_talk.frames.kit.chapter import Chapter
+
+CHAPTER = Chapter(
+    name="walkthrough",
+    needs="the walkthrough's designed inputs (attention_talk.walkthrough_inputs); only the deck's seed "
+          "and preset are read from the deck")
