@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from attention_talk.formatting import number
 from attention_talk.frames.model import CellDerivation, Derivation, DerivPart, Tensor, Term
 
 SHOWN_TERMS = 3  # products shown before "… + (N more terms: sum S)"
@@ -36,10 +37,6 @@ ALL_TERMS_UP_TO = 8  # sums this short are shown in full
 
 def _num(x: float) -> float | None:
     return None if x == -np.inf else float(x)
-
-
-def _fmt(x: float | None, digits: int = 3) -> str:
-    return "−∞" if x is None else f"{x:.{digits}f}".replace("-", "−")
 
 
 def _names(names: Sequence[str] | None, i: int) -> str:
@@ -122,7 +119,7 @@ def derive_scores(t: Tensor, q: np.ndarray, k: np.ndarray, *, row_names: Sequenc
     """Q·Kᵀ cells as dot products, optionally × scale (1/√d_k) and + mask (0 or −∞)."""
     d_k = np.asarray(q).shape[1]
     kind = "masked" if mask is not None else "scaled" if scale is not None else "scores"
-    parts = ["Q·Kᵀ"] + ([f"× {_fmt(scale, 4)}"] if scale is not None else []) + (["+ M"] if mask is not None
+    parts = ["Q·Kᵀ"] + ([f"× {number(scale, 4)}"] if scale is not None else []) + (["+ M"] if mask is not None
                                                                                    else [])
     root = f"{np.sqrt(d_k):g}" if float(np.sqrt(d_k)).is_integer() else f"{np.sqrt(d_k):.3f}"
     return derive_dot(
