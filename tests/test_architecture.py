@@ -137,8 +137,8 @@ def test_layers_import_downwards_only() -> None:
     assert not wrong, "\n".join(wrong)
 
 
-IMPORT_RE = re.compile(r"""^\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}/[^'"]+)['"]|^\s*import\s+['"](\.{1,2}/[^'"]+)['"]""",
-                       re.M)
+IMPORT_RE = re.compile(r"""^\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}/[^'"]+)['"]"""
+                       r"""|^\s*import\s+['"](\.{1,2}/[^'"]+)['"]""", re.M)
 
 
 def js_graph() -> dict[str, set[str]]:

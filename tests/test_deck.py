@@ -21,8 +21,9 @@ def minimal_deck() -> dict:
     return {
         "id": "mini", "title": "Mini", "story": {"sentence": "the old dog", "seed": 1},
         "slides": [{"id": "one", "title": "One", "notes": "n", "steps": [
-            {"caption": "c1", "narration": "n1", "frame": {"builder": "story.map", "params": {"stage": "scores"}}},
-            {"caption": "c2", "narration": "n2"},
+            {"caption": "first", "narration": "the first step",
+             "frame": {"builder": "story.map", "params": {"stage": "scores"}}},
+            {"caption": "second", "narration": "the second step"},
         ]}],
     }
 
@@ -43,7 +44,7 @@ def test_minimal_deck_parses() -> None:
 def errors_of(data: dict) -> list[str]:
     """The errors of loading ``data`` as a deck file, as ``attention-talk validate`` reports them."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bad.yaml"
+        path = Path(tmp) / f"{data.get('id', 'bad')}.yaml"
         path.write_text(yaml.safe_dump(data, allow_unicode=True))
         with pytest.raises(DeckError) as info:
             load_deck(path)
@@ -101,7 +102,7 @@ def test_not_a_mapping_and_unreadable_yaml(tmp_path: Path) -> None:
 
 
 def test_one_bad_deck_does_not_stop_the_others(tmp_path: Path) -> None:
-    (tmp_path / "good.yaml").write_text(yaml.safe_dump(minimal_deck()))
+    (tmp_path / "mini.yaml").write_text(yaml.safe_dump(minimal_deck()))
     broken = minimal_deck() | {"id": "broken"}
     del broken["slides"]
     (tmp_path / "broken.yaml").write_text(yaml.safe_dump(broken))

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from attention_talk.deck import DeckError, deck_files, json_schema
-from attention_talk.frames import load_deck
+from attention_talk.frames import build_deck_frames, load_deck
 
 app = typer.Typer(help="An animated talk on transformer attention.", no_args_is_help=True,
                   add_completion=False)
@@ -40,7 +40,8 @@ def validate(
     paths: Annotated[list[Path] | None,
                      typer.Argument(help="Deck files or folders (default: the slides folder).")] = None,
 ) -> None:
-    """Check deck files; print every error with its file, slide, step and field; exit 1 on any."""
+    """Check deck files (every rule the server applies, frames built too); print every error with
+    its file, slide, step and field; exit 1 on any."""
     from attention_talk.web.settings import Settings
 
     targets = paths or [Settings().decks_dir]
@@ -54,6 +55,7 @@ def validate(
     for f in files:
         try:
             deck = load_deck(f)
+            build_deck_frames(deck)
         except DeckError as exc:
             failed += 1
             for e in exc.errors:
@@ -62,6 +64,64 @@ def validate(
         typer.echo(f"{f}: ok ({len(deck.slides)} slides, {deck.step_count} steps)")
     if failed:
         raise typer.Exit(1)
+
+
+@app.command()
+def builders() -> None:
+    """List every frame builder with its parameters, allowed values and what it draws."""
+    from attention_talk.frames.catalog import builders as all_builders
+
+    for b in all_builders():
+        typer.echo(f"{b.name}  [{b.chapter}]  {b.summary}")
+        for p in b.params:
+            typer.echo(f"    {p.name}{'' if p.required else ' (optional)'}: {p.allowed}"
+                       + (f" — {p.description}" if p.description else ""))
+
+
+@app.command()
+def figures(
+    deck: Annotated[Path | None, typer.Argument(help="A deck file (default: every deck in the decks folder).")] = None,
+) -> None:
+    """List every {placeholder} a deck's words may use, with its value for that deck."""
+    from attention_talk.frames.catalog import figure_table
+
+    for f in [deck] if deck else _deck_files([]):
+        try:
+            loaded = load_deck(f)
+        except DeckError as exc:
+            _fail_lines(f, exc)
+        typer.echo(f"{f}:")
+        for name, value in figure_table(loaded):
+            typer.echo(f"    {{{name}}} = {value}")
+
+
+@app.command("decks-doc")
+def decks_doc(
+    out: Annotated[Path, typer.Option(help="Where to write the guide.")] = Path("docs/decks.md"),
+    example: Annotated[Path, typer.Option(help="The example deck it includes.")] = Path("docs/example-deck.yaml"),
+) -> None:
+    """Write docs/decks.md (the deck format, builders and placeholders) from the code."""
+    from attention_talk.frames.catalog import decks_markdown
+
+    shipped = [load_deck(f) for f in _deck_files([])]
+    out.write_text(decks_markdown(example.read_text(encoding="utf-8"), load_deck(example), shipped) + "\n",
+                   encoding="utf-8")
+    typer.echo(f"wrote {out}")
+
+
+def _deck_files(paths: list[Path]) -> list[Path]:
+    from attention_talk.web.settings import Settings
+
+    files: list[Path] = []
+    for p in paths or [Settings().decks_dir]:
+        files.extend(deck_files(p) if p.is_dir() else [p])
+    return files
+
+
+def _fail_lines(path: Path, exc: DeckError) -> None:
+    for e in exc.errors:
+        typer.echo(f"{path}: {e}", err=True)
+    raise typer.Exit(1)
 
 
 @app.command()

@@ -12,17 +12,38 @@ spec naming the frame builder that computes what is drawn. No number is ever wri
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from attention_talk import mathml
+from attention_talk.engine.costs import PRESETS
 
 log = logging.getLogger(__name__)
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built in
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
 TEMPLATES = ("matrix", "title", "text", "sources")
+DECK_SUFFIXES = (".yaml", ".yml")
+
+# No number is typed into a deck's words: figures are {placeholders} filled by the engine. What may
+# hold a digit: placeholders, model names, years of papers, arXiv ids, ordinals that name a part of
+# the talk (section 2, stage 7, tile 3), and softmax's bounds 0 and 1 (properties of the maths).
+ALLOWED_DIGITS = re.compile(
+    r"\{[a-z_][a-z0-9_]*\}|DeepSeek-V\d(\.\d)?(-Exp)?|SmolLM2(-135M)?|GPT-\d|"
+    r"\b(19|20)\d\d\b|arXiv:\d{4}\.\d{4,5}|"
+    r"\b(?:[Ss]tage|[Tt]ile|[Ss]tep|[Hh]ead|[Ss]ection|[Ss]lide|[Ll]ayer|[Bb]lock)s? \d{1,2}\b|"
+    r"^\d{1,2} · |(?<![\d.,])[01](?!\d|[.,]\d)")
+_DIGITS = re.compile(r"[\d][\d.,]*")
+
+
+def typed_number(text: str) -> str | None:
+    """The first number typed into ``text`` that the rule above does not allow, else None."""
+    m = _DIGITS.search(ALLOWED_DIGITS.sub(" ", text))
+    return m.group(0).rstrip(".,") if m else None
 
 
 class _Strict(BaseModel):
@@ -58,20 +79,19 @@ class Slide(_Strict):
             raise ValueError(f"unknown template {self.template!r}; known: {', '.join(TEMPLATES)}")
         return self
 
-    @model_validator(mode="after")
-    def _equations_convert(self) -> Slide:
-        for name in self.equations:
-            self.mathml(name)  # raises on LaTeX that latex2mathml cannot read
-        return self
+    @field_validator("equations")
+    @classmethod
+    def _equations_are_safe_mathml(cls, equations: dict[str, str]) -> dict[str, str]:
+        for name, latex in equations.items():
+            try:
+                mathml.check(latex)
+            except ValueError as exc:
+                raise ValueError(f"equation {name!r}: {exc}") from None
+        return equations
 
     def mathml(self, name: str) -> str:
-        """The equation ``name`` as MathML markup (latex2mathml's own output, safe to insert)."""
-        from latex2mathml.converter import convert
-
-        try:
-            return convert(self.equations[name], display="block")
-        except Exception as exc:  # latex2mathml raises several exception types
-            raise ValueError(f"equation {name!r} is not valid LaTeX: {exc}") from None
+        """The equation ``name`` as sanitised MathML markup, safe to insert into a page."""
+        return mathml.render(self.equations[name])
 
 
 class Story(_Strict):
@@ -85,15 +105,30 @@ class Story(_Strict):
     def tokens(self) -> list[str]:
         return self.sentence.split()
 
+    @model_validator(mode="after")
+    def _focus_is_a_word_of_the_sentence(self) -> Story:
+        if self.focus is not None and self.focus not in self.tokens:
+            raise ValueError(f"focus {self.focus!r} is not a word of the sentence {self.sentence!r}; "
+                             f"pick one of: {', '.join(dict.fromkeys(self.tokens))}")
+        return self
+
 
 class Deck(_Strict):
     id: Slug
     title: str = Field(min_length=1)
     subtitle: str = ""
-    preset: str = Field(default="deepseek-v3.2", description="Cost-model preset for the counters.")
+    preset: str = Field(default="deepseek-v3.2", description=(
+        f"Cost-model preset for the figures and counters: one of {', '.join(PRESETS)}."))
     story: Story
     show_progress: bool = Field(default=True, description="Show the progress bar and counter.")
     slides: list[Slide] = Field(min_length=1)
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, preset: str) -> str:
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; known presets: {', '.join(PRESETS)}")
+        return preset
 
     @model_validator(mode="after")
     def _unique_slide_ids(self) -> Deck:
@@ -148,15 +183,41 @@ def _describe_location(data: Any, loc: tuple[Any, ...]) -> str:
     return " › ".join(parts) if parts else "deck"
 
 
+def deck_texts(deck: Deck):
+    """(where, text) for every piece of a deck's words, where as 'slide 2 (id) › step 1 › field caption'."""
+    yield "field title", deck.title
+    yield "field subtitle", deck.subtitle
+    for i, slide in enumerate(deck.slides, 1):
+        at = f"slide {i} ({slide.id})"
+        yield f"{at} › field title", slide.title
+        yield f"{at} › field notes", slide.notes
+        for j, step in enumerate(slide.steps, 1):
+            yield f"{at} › step {j} › field caption", step.caption
+            yield f"{at} › step {j} › field narration", step.narration
+
+
+def _typed_numbers(deck: Deck) -> list[str]:
+    return [f"{where}: the number {n!r} is typed into the words; write a {{placeholder}} instead "
+            "(`attention-talk figures` lists them)" for where, text in deck_texts(deck)
+            if (n := typed_number(text)) is not None]
+
+
 def parse_deck(data: Any, path: Path) -> Deck:
     """Validate already-parsed YAML; raise DeckError naming slide, step and field."""
     if not isinstance(data, dict):
         raise DeckError(path, ["the file must hold a mapping (id, title, story, slides)"])
     try:
-        return Deck.model_validate(data)
+        deck = Deck.model_validate(data)
     except ValidationError as exc:
         errors = [f"{_describe_location(data, tuple(e['loc']))}: {e['msg']}" for e in exc.errors()]
         raise DeckError(path, errors) from None
+    errors = _typed_numbers(deck)
+    if deck.id != path.stem:
+        errors.insert(0, f"field id: {deck.id!r} must match the file name {path.name!r} "
+                         f"(rename the file to {deck.id}{path.suffix or '.yaml'} or the id to {path.stem!r})")
+    if errors:
+        raise DeckError(path, errors)
+    return deck
 
 
 def read_deck(path: Path) -> Deck:
@@ -169,7 +230,8 @@ def read_deck(path: Path) -> Deck:
 
 
 def deck_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.yaml") if p.is_file())
+    """Every deck file in ``folder``: ``*.yaml`` and ``*.yml``."""
+    return sorted(p for p in folder.iterdir() if p.suffix in DECK_SUFFIXES and p.is_file())
 
 
 def read_decks(folder: Path, load=read_deck) -> tuple[dict[str, Deck], list[DeckError]]:

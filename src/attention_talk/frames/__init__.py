@@ -18,6 +18,8 @@ from attention_talk.frames.chapters import BUILDERS, CHAPTERS
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.model import Frame, FrameBody
 
+CHAPTERS_BY_NAME = {c.name: c for c in CHAPTERS}
+
 __all__ = ["BUILDERS", "CHAPTERS", "Frame", "build_deck_frames", "build_frame", "figure_sources",
            "load_deck", "load_decks"]
 
@@ -31,6 +33,17 @@ def figure_sources(deck: Deck) -> list[FigureSource]:
         if chapter.name in used:
             sources.extend(chapter.figures)
     return sources
+
+
+def _check_presets(deck: Deck) -> list[str]:
+    """A chapter whose matrices are drawn at one preset's sizes refuses a deck with another preset,
+    so every figure on a step agrees with every other figure on it."""
+    used = {BUILDERS[s.frame.builder].chapter for sl in deck.slides for s in sl.steps
+            if s.frame is not None and s.frame.builder in BUILDERS}
+    return [f"field preset: the {ch.name} chapter's builders draw their matrices at the sizes of "
+            f"{' or '.join(ch.presets)}, so preset {deck.preset!r} would make the captions and counters "
+            f"disagree with the matrices; use preset: {ch.presets[0]} (the builders need {ch.needs})"
+            for ch in CHAPTERS if ch.name in used and ch.presets is not None and deck.preset not in ch.presets]
 
 
 def _check_builders(deck: Deck) -> list[str]:
@@ -58,7 +71,7 @@ def load_deck(path: Path) -> Deck:
     """Read a deck file, check it against the chapters and fill its figures: ready to build.
     Raises DeckError with one readable line per problem."""
     deck = read_deck(path)
-    errors = _check_builders(deck)
+    errors = _check_builders(deck) + _check_presets(deck)
     if errors:
         raise DeckError(path, errors)
     return prepare_deck(deck, path, figure_sources(deck))
@@ -84,7 +97,20 @@ def build_frame(ctx: BuildContext, slide_index: int, step_index: int) -> Frame:
 
 
 def build_deck_frames(deck: Deck) -> dict[str, list[Frame]]:
-    """Every frame of a deck, keyed by slide id."""
+    """Every frame of a deck, keyed by slide id. A builder that fails raises DeckError naming the
+    slide, the step and the builder."""
     ctx = BuildContext(deck)
-    return {slide.id: [build_frame(ctx, i, j) for j in range(len(slide.steps))]
-            for i, slide in enumerate(deck.slides)}
+    out: dict[str, list[Frame]] = {}
+    for i, slide in enumerate(deck.slides):
+        out[slide.id] = []
+        for j, step in enumerate(slide.steps):
+            try:
+                out[slide.id].append(build_frame(ctx, i, j))
+            except Exception as exc:  # a builder's failure becomes one readable line
+                name = step.frame.builder if step.frame else "-"
+                chapter = CHAPTERS_BY_NAME.get(BUILDERS[name].chapter) if name in BUILDERS else None
+                needs = f" (the {chapter.name} chapter's builders need {chapter.needs})" if chapter else ""
+                raise DeckError(Path(f"{deck.id}.yaml"), [
+                    f"slide {i + 1} ({slide.id}) › step {j + 1} › field frame: builder {name!r} "
+                    f"failed: {type(exc).__name__}: {exc}{needs}"]) from exc
+    return out

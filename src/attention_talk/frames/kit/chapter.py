@@ -42,10 +42,12 @@ class Builder:
 @dataclass
 class Chapter:
     """``name``: the chapter's id; ``needs``: what its builders read from a deck (one line, shown
-    in errors when a builder is used by a deck it cannot draw)."""
+    in errors when a builder is used by a deck it cannot draw); ``presets``: the cost-model presets
+    whose sizes its matrices are drawn at (None: any preset)."""
 
     name: str
     needs: str = ""
+    presets: tuple[str, ...] | None = None
     figures: list[FigureSource] = field(default_factory=list)
     builders: dict[str, Builder] = field(default_factory=dict)
 

@@ -1,0 +1,71 @@
+"""A deck's LaTeX equations as MathML, rendered on the server and safe to insert into a page.
+
+latex2mathml copies ``\\text{...}`` verbatim, so a deck could smuggle HTML (``<meta
+http-equiv=refresh>``, ``<script>``) into the page. Two guards: ``check`` rejects any equation
+whose MathML holds an element or attribute outside the MathML allow-list (so ``attention-talk
+validate`` and the server refuse the deck), and ``render`` always passes the markup through nh3
+(ammonia) with the same allow-list, so nothing else can reach the page even if ``check`` were
+skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from html.parser import HTMLParser
+
+import nh3
+
+_TAG_NAME = re.compile(r"[^&\s]*")
+TAGS = frozenset({
+    "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace", "mfrac", "msqrt",
+    "mroot", "msub", "msup", "msubsup", "munder", "mover", "munderover", "mmultiscripts", "mprescripts", "none",
+    "mtable", "mtr", "mtd", "mlabeledtr", "mstyle", "mpadded", "mphantom", "menclose", "merror"})
+ATTRIBUTES = frozenset({
+    "xmlns", "display", "alttext", "mathvariant", "mathsize", "stretchy", "fence", "form", "separator", "accent",
+    "accentunder", "columnalign", "columnspacing", "columnlines", "rowalign", "rowspacing", "rowlines", "frame",
+    "width", "height", "depth", "lspace", "rspace", "linethickness", "movablelimits", "largeop", "symmetric",
+    "minsize", "maxsize", "notation", "scriptlevel", "displaystyle", "encoding", "columnspan", "rowspan"})
+
+
+class _Inventory(HTMLParser):
+    """Every element and attribute name in a piece of markup."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: set[str] = set()
+        self.attrs: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attrs.update(name for name, _ in attrs)
+
+    handle_startendtag = handle_starttag
+
+
+def _convert(latex: str) -> str:
+    from latex2mathml.converter import convert
+
+    try:
+        return convert(latex, display="block")
+    except Exception as exc:  # latex2mathml raises several exception types
+        raise ValueError(f"not valid LaTeX ({type(exc).__name__}{': ' + str(exc) if str(exc) else ''})") from None
+
+
+def check(latex: str) -> None:
+    """Raise ValueError if ``latex`` does not convert, or converts to anything but MathML."""
+    inv = _Inventory()
+    inv.feed(_convert(latex))
+    bad_tags = sorted(inv.tags - TAGS)
+    bad_attrs = sorted(inv.attrs - ATTRIBUTES)
+    if bad_tags or bad_attrs:
+        what = ", ".join([f"<{_TAG_NAME.match(t).group(0)}>" for t in bad_tags]
+                         + [f"attribute {a!r}" for a in bad_attrs])
+        raise ValueError(f"contains markup that is not MathML ({what}); write plain text inside \\text{{...}}")
+
+
+@lru_cache(maxsize=512)
+def render(latex: str) -> str:
+    """``latex`` as sanitised MathML markup."""
+    return nh3.clean(_convert(latex), tags=set(TAGS), attributes={t: set(ATTRIBUTES) for t in TAGS},
+                     strip_comments=True, link_rel=None)
