@@ -19,7 +19,15 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import Box, FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
-from attention_talk.frames.step_by_step.shared import Equation, embedded, learned, preset, row_of, stages
+from attention_talk.frames.step_by_step.shared import (
+    Equation,
+    causal_attention,
+    embedded,
+    learned,
+    preset,
+    row_of,
+    stages,
+)
 
 LAYOUT = {
     "a-row": box(60, 140, 1200, 110), "result-note": box(60, 300, 1100, 110),
@@ -48,7 +56,7 @@ class _Head:
 
     @classmethod
     def of(cls, ctx: BuildContext) -> _Head:
-        att = ctx.story.attention(causal=True)
+        att = causal_attention(ctx)
         return cls(att, att.output, att.output @ ctx.story.w_o)
 
 

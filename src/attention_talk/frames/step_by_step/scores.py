@@ -17,7 +17,7 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import CounterStage, counter
-from attention_talk.frames.step_by_step.shared import stages
+from attention_talk.frames.step_by_step.shared import causal_attention, stages
 
 # Queries down the left, keys (transposed) along the top, the map where they meet, a note beside it.
 LAYOUT = {"Q": box(40, 350, 600, 420), "KT": box(680, 112, 600, 230), "map": box(680, 350, 600, 420),
@@ -58,7 +58,7 @@ def _map_tensor(ctx: BuildContext, highlight: Highlight, *, heat: bool = True, m
                 reveal: str = "all") -> Tensor:
     """Q·Kᵀ, or with ``masked`` Q·Kᵀ + M (−∞ above the diagonal)."""
     s, toks = ctx.story, ctx.tokens
-    att = s.attention(causal=True)
+    att = causal_attention(ctx)
     values = att.scores + att.mask if masked else att.scores  # (n, n)
     label = "masked map Q·Kᵀ + M" if masked else "attention map Q·Kᵀ"
     return derive_scores(tensor("map", label, "mask" if masked else "scores", values, LAYOUT["map"], rows=toks,
@@ -100,7 +100,7 @@ def _row(ctx: BuildContext, p: MapParams) -> FrameBody:
     toks, focus = ctx.tokens, ctx.focus
     body = _frame(ctx, "scores", _queries_tensor(ctx, focus=True), _keys_tensor(ctx),
                   _map_tensor(ctx, Highlight(rows=[focus])))
-    row = ctx.story.attention(causal=True).scores[focus]
+    row = causal_attention(ctx).scores[focus]
     best = int(np.argmax(row[: focus + 1]))
     return _note(body, "row", "query", (
         f"Row “{toks[focus]}”: the asker. Among the tokens up to itself, its largest score is "

@@ -10,6 +10,7 @@ from typing import TypeVar, get_args
 
 import numpy as np
 
+from attention_talk.engine import Attention
 from attention_talk.engine.costs import Costs, costs
 from attention_talk.formatting import count
 from attention_talk.frames.context import BuildContext
@@ -58,6 +59,14 @@ def stages(params: type[Params], table: Mapping[str, Stage]) -> dict[str, Stage]
 def preset(ctx: BuildContext) -> Costs:
     """The cost model of the deck's preset (sizes, weight and FLOP counts)."""
     return costs(ctx.deck.preset)
+
+
+def causal_attention(ctx: BuildContext) -> Attention:
+    """The story's causal attention (scores, mask, scaled map, weights, output), computed once per deck."""
+    key = "step-by-step.attention"
+    if key not in ctx._cache:
+        ctx._cache[key] = ctx.story.attention(causal=True)
+    return ctx._cache[key]
 
 
 def mark(id: str, text: str, at: Point, **kw) -> Symbol:

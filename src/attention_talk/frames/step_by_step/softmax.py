@@ -24,7 +24,7 @@ from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.model import Box, FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
-from attention_talk.frames.step_by_step.shared import Equation, mark, stages
+from attention_talk.frames.step_by_step.shared import Equation, causal_attention, mark, stages
 
 GUTTER = 96  # the weights' row labels
 TOP_WORDS = 3  # the "dog" note names the focus token's largest weights
@@ -53,7 +53,7 @@ class SoftmaxParams(Params):
 def _scaled(ctx: BuildContext, area: Box) -> Tensor:
     """att.masked = Q·Kᵀ × 1/√d_k + M, the focus row highlighted."""
     s, toks = ctx.story, ctx.tokens
-    att = s.attention(causal=True)
+    att = causal_attention(ctx)
     return derive_scores(tensor("scaled", f"scaled: ÷ √{count(s.q.shape[1])}", "mask", att.masked, area, rows=toks,
                                 cols=toks, digits=2, heat=True, highlight=Highlight(rows=[ctx.focus])),
                          s.q, s.k, row_names=toks, col_names=toks, scale=att.scale, mask=att.mask)
@@ -61,12 +61,12 @@ def _scaled(ctx: BuildContext, area: Box) -> Tensor:
 
 def _softmaxed(ctx: BuildContext, t: Tensor) -> Tensor:
     """Each displayed weight derived as exp(s − row max) / Σ of its row of the scaled map."""
-    return derive_weights(t, ctx.story.attention(causal=True).masked, row_names=ctx.tokens, col_names=ctx.tokens)
+    return derive_weights(t, causal_attention(ctx).masked, row_names=ctx.tokens, col_names=ctx.tokens)
 
 
 def _scale(ctx: BuildContext) -> FrameBody:
     s, toks = ctx.story, ctx.tokens
-    att = s.attention(causal=True)
+    att = causal_attention(ctx)
     root = number(1 / att.scale, 2)
     masked_map = derive_scores(tensor("map", "masked map Q·Kᵀ + M", "mask", att.scores + att.mask, SCALE["map"],
                                       rows=toks, cols=toks, digits=1, heat=True,
@@ -84,7 +84,7 @@ def _scale(ctx: BuildContext) -> FrameBody:
 def _row_sums(ctx: BuildContext) -> Tensor:
     """Each row of the weights added up: computed, not assumed to be 1."""
     toks, n = ctx.tokens, len(ctx.tokens)
-    w = ctx.story.attention(causal=True).weights
+    w = causal_attention(ctx).weights
     return derive_sum(tensor("sums", "row sum", "weights", w.sum(axis=1, keepdims=True), SOFTMAX["sums"],
                              rows=[""] * n, cols=["Σ"], digits=3, gutter=10),
                       lambda r, c: [(toks[j], float(w[r, j])) for j in range(n)],
@@ -94,10 +94,10 @@ def _row_sums(ctx: BuildContext) -> Tensor:
 
 def _softmax(ctx: BuildContext, highlight: Highlight, text: str) -> FrameBody:
     """Scaled map → softmax weights → row sums, with ``highlight`` on the weights."""
-    w = ctx.story.attention(causal=True).weights
+    w = causal_attention(ctx).weights
     weights = _softmaxed(ctx, tensor("weights", "weights = softmax(row)", "weights", w, SOFTMAX["weights"],
-                                   rows=ctx.tokens, cols=ctx.tokens, digits=2, heat=True, highlight=highlight,
-                                   gutter=GUTTER))
+                                     rows=ctx.tokens, cols=ctx.tokens, digits=2, heat=True, highlight=highlight,
+                                     gutter=GUTTER))
     return FrameBody(tensors=[_scaled(ctx, SOFTMAX["scaled"]), weights, _row_sums(ctx)],
                      symbols=[mark("arrow", "→", SOFTMAX["arrow"])],
                      counters=[counter(ctx, "v_all")],
@@ -105,7 +105,7 @@ def _softmax(ctx: BuildContext, highlight: Highlight, text: str) -> FrameBody:
 
 
 def _weights(ctx: BuildContext) -> FrameBody:
-    sums = ctx.story.attention(causal=True).weights.sum(axis=1, keepdims=True)  # (n, 1), as in the sums column
+    sums = causal_attention(ctx).weights.sum(axis=1, keepdims=True)  # (n, 1), as in the sums column
     focus_sum = float(sums[ctx.focus, 0])
     return _softmax(ctx, Highlight(rows=[ctx.focus]), (
         f"Row by row: e^(score − row max), divided by the row's total. Every weight lies "
@@ -113,7 +113,7 @@ def _weights(ctx: BuildContext) -> FrameBody:
 
 
 def _zeros(ctx: BuildContext) -> FrameBody:
-    att, focus, n = ctx.story.attention(causal=True), ctx.focus, len(ctx.tokens)
+    att, focus, n = causal_attention(ctx), ctx.focus, len(ctx.tokens)
     zero_cells = [(i, j) for i in range(n) for j in range(n) if att.mask[i, j] == -np.inf]
     return _softmax(ctx, Highlight(cells=zero_cells), (
         f"Masked cells: e^(−∞) = 0, so they get weight exactly 0. “{ctx.tokens[focus]}” spreads "
@@ -123,11 +123,11 @@ def _zeros(ctx: BuildContext) -> FrameBody:
 def _blend_body(ctx: BuildContext, at: Equation, v_rows: Highlight) -> FrameBody:
     """weights × V = A, the focus row highlighted; ``v_rows`` marks the values it may read."""
     s, toks = ctx.story, ctx.tokens
-    att = s.attention(causal=True)
+    att = causal_attention(ctx)
     hl = Highlight(rows=[ctx.focus])
     return FrameBody(
-        tensors=[_softmaxed(ctx, tensor("weights", "weights", "weights", att.weights, at.left, rows=toks, cols=toks,
-                                      digits=2, heat=True, highlight=hl)),
+        tensors=[_softmaxed(ctx, tensor("weights", "weights", "weights", att.weights, at.left, rows=toks,
+                                        cols=toks, digits=2, heat=True, highlight=hl)),
                  derive_projection(tensor("V", "V", "value", s.v, at.middle, rows=toks, max_cols=4, highlight=v_rows),
                                    s.x, s.w_v, x_name="x", w_name="W_V", row_names=toks),
                  derive_output(tensor("A", "A = weights · V", "output", att.output, at.right, rows=toks,
@@ -147,7 +147,7 @@ def _blend(ctx: BuildContext) -> FrameBody:
 def _dog(ctx: BuildContext) -> FrameBody:
     toks, focus = ctx.tokens, ctx.focus
     body = _blend_body(ctx, DOG, Highlight(rows=list(range(focus + 1))))
-    row = ctx.story.attention(causal=True).weights[focus]
+    row = causal_attention(ctx).weights[focus]
     parts = ", ".join(f"{number(float(row[j]) * 100, 0)}% “{toks[j]}”" for j in np.argsort(-row)[:TOP_WORDS]
                       if row[j] > 0)
     body.widgets.append(widget("weight-bars", "dog-bars", NOTES["bars"], kind="weights", data={

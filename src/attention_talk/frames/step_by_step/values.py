@@ -17,6 +17,7 @@ from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import (
     ROW_PRODUCT,
+    causal_attention,
     embedded,
     focus_row_in,
     focus_row_out,
@@ -40,7 +41,7 @@ class ValuesParams(Params):
 
 def _where(ctx: BuildContext) -> FrameBody:
     s, toks = ctx.story, ctx.tokens
-    att = s.attention(causal=True)
+    att = causal_attention(ctx)
     return FrameBody(
         counters=[counter(ctx, "scores")],
         tensors=[embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=7,

@@ -15,6 +15,7 @@ from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.model import FrameBody
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
+from attention_talk.frames.step_by_step.shared import causal_attention
 
 LAYOUT = {"flow": box(40, 115, 1520, 655)}
 
@@ -30,7 +31,7 @@ def _dims(a: np.ndarray) -> list[int]:
 def flow_data(ctx: BuildContext) -> dict:
     """Shapes of every array of one head, read off the computed arrays."""
     s = ctx.story
-    att = s.attention(causal=True)
+    att = causal_attention(ctx)
     o = att.output @ s.w_o
     arrays = {"X": s.x, "W_Q": s.w_q, "W_K": s.w_k, "W_V": s.w_v, "Q": s.q, "K": s.k, "V": s.v, "map": att.scores,
               "weights": att.weights, "A": att.output, "W_O": s.w_o, "O": o}
