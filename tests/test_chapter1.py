@@ -12,7 +12,9 @@ import pytest
 from attention_talk.engine.costs import costs
 from attention_talk.frames import build_deck_frames, load_deck
 from attention_talk.frames.context import BuildContext
-from attention_talk.frames.step_by_step.legacy import flop_counter, growth_sizes, heads_check
+from attention_talk.frames.step_by_step.counter import flop_counter
+from attention_talk.frames.step_by_step.growth import growth_sizes
+from attention_talk.frames.step_by_step.heads import heads_check
 from attention_talk.paths import data_dir
 from derivation_check import all_derivations, check_all, missing_derivations
 

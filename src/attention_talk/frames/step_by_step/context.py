@@ -1,0 +1,96 @@
+"""Slide "Tokens need context": the input table, the focus token's row, an ambiguous word that gets
+the same row in two sentences, and the neighbours that decide what it means.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.formatting import count
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
+from attention_talk.frames.step_by_step.chapter import CHAPTER
+from attention_talk.frames.step_by_step.shared import embedded, row_of, stages, tokens_widget
+from attention_talk.story import embed_words
+
+AMBIGUOUS = ("the bat flew out of the cave", "he swung the bat at the ball")
+WORD = "bat"
+
+LAYOUT = {
+    "X": box(60, 130, 1000, 560), "table-note": box(1110, 200, 430, 300),
+    "sent-a": box(80, 140, 1000, 80), "bat-a": box(80, 235, 1000, 110),
+    "sent-b": box(80, 420, 1000, 80), "bat-b": box(80, 515, 1000, 110), "bat-note": box(1130, 300, 410, 200),
+    "sentence": box(160, 330, 1280, 170), "neighbours-note": box(360, 560, 880, 140),
+}
+
+
+class ContextParams(Params):
+    stage: Literal["table", "pick", "bat", "neighbours"]
+
+
+def _input_table(ctx: BuildContext, highlight: Highlight, text: str) -> FrameBody:
+    s, toks = ctx.story, ctx.tokens
+    x = embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=9,
+                        highlight=highlight), s.x, toks)
+    return FrameBody(tensors=[x], notes=[Note(id="about", text=text, box=LAYOUT["table-note"], kind="input")])
+
+
+def _table(ctx: BuildContext) -> FrameBody:
+    d = count(ctx.story.x.shape[1])
+    return _input_table(ctx, Highlight(), (f"{count(len(ctx.tokens))} tokens, one row each. A row is the "
+                                           f"token's embedding: {d} numbers."))
+
+
+def _pick(ctx: BuildContext) -> FrameBody:
+    toks, focus, d = ctx.tokens, ctx.focus, count(ctx.story.x.shape[1])
+    return _input_table(ctx, Highlight(rows=[focus]), (
+        f"The row of “{toks[focus]}”: {d} numbers, fetched from a table. On its own it "
+        f"says nothing about the other {count(len(toks) - 1)} words."))
+
+
+def _word_row(name: str, label: str, words: list[str], x: np.ndarray) -> Tensor:
+    """The ambiguous word's row of ``x``, the embedding of the sentence ``words``."""
+    i = words.index(WORD)
+    return embedded(tensor(name, label, "input", row_of(x, i), LAYOUT[name], rows=[WORD], max_cols=10),
+                    row_of(x, i), [WORD], where=f" (word {count(i + 1)} of {count(len(words))})")
+
+
+def _bat(ctx: BuildContext) -> FrameBody:
+    a, b = (sentence.split() for sentence in AMBIGUOUS)
+    xa, xb = (embed_words(t, seed=ctx.deck.story.seed) for t in (a, b))
+    body = FrameBody(
+        widgets=[tokens_widget("sent-a", a, LAYOUT["sent-a"], focus=a.index(WORD)),
+                 tokens_widget("sent-b", b, LAYOUT["sent-b"], focus=b.index(WORD))],
+        tensors=[_word_row("bat-a", f"“{WORD}” in sentence 1", a, xa),
+                 _word_row("bat-b", f"“{WORD}” in sentence 2", b, xb)])
+    same = bool(np.array_equal(xa[a.index(WORD)], xb[b.index(WORD)]))
+    text = ("Identical rows: all " + count(xa.shape[1]) + " numbers match." if same else
+            "The rows differ.")  # computed, so the slide cannot claim what is not true
+    body.notes.append(Note(id="about", text=text + " The animal and the club start from the "
+                           "same vector.", box=LAYOUT["bat-note"], kind="input"))
+    return body
+
+
+def _neighbours(ctx: BuildContext) -> FrameBody:
+    """Arcs from the focus token to the words around it, no numbers yet."""
+    toks, focus = ctx.tokens, ctx.focus
+    links = [0.0 if i == focus else 0.6 for i in range(len(toks))]
+    return FrameBody(
+        widgets=[tokens_widget("sentence", toks, LAYOUT["sentence"], focus=focus, links=links)],
+        notes=[Note(id="about", box=LAYOUT["neighbours-note"], kind="neutral", text=(
+            f"Which neighbours tell us what “{toks[focus]}” means here? Mixing in the right ones, "
+            "for every token at once, is the job of attention."))])
+
+
+STAGES = stages(ContextParams, {"table": _table, "pick": _pick, "bat": _bat, "neighbours": _neighbours})
+
+
+@CHAPTER.builder("story.context", ContextParams)
+def tokens_need_context(ctx: BuildContext, p: ContextParams) -> FrameBody:
+    """The input table; one row is "dog"; an ambiguous word has one row; neighbours decide."""
+    return STAGES[p.stage](ctx)

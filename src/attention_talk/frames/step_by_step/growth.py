@@ -1,0 +1,58 @@
+"""Slide "The size of the map": the map has context × context cells; double the context, four
+times the map (a growth table from the story's n up to the preset's longest context).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attention_talk.engine.costs import Costs
+from attention_talk.formatting import count
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.model import FrameBody
+from attention_talk.frames.step_by_step.chapter import CHAPTER
+from attention_talk.frames.step_by_step.counter import counter
+from attention_talk.frames.step_by_step.shared import preset
+
+LAYOUT = {"growth": box(60, 115, 1480, 655)}
+DEFAULT_LIMIT = 163_840  # context length when the preset does not give one
+
+
+class SizeParams(Params):
+    stage: Literal["square", "double", "grow"]
+
+
+def _doublings(n0: int, limit: int) -> list[int]:
+    """n0, 2·n0, 4·n0, … below ``limit``, then ``limit``."""
+    ns, n = [], n0
+    while n < limit:
+        ns.append(n)
+        n *= 2
+    return [*ns, limit]
+
+
+def growth_sizes(c: Costs, n0: int) -> list[dict]:
+    """Context lengths n0, 2·n0, 4·n0, … up to the preset's maximum, with what grows."""
+    total = c.flops_per_token()
+    out = []
+    for n in _doublings(n0, c.preset.max_positions or DEFAULT_LIMIT):
+        cells = c.attention_map_cells(n)
+        mem = c.attention_map_bytes(n)
+        out.append({"n": n, "cells": int(cells.value), "cells_formula": cells.formula,
+                    "bytes": int(mem.value), "bytes_formula": mem.formula,
+                    "context_flops": total.per_n * n, "projection_flops": total.constant,
+                    "context_formula": f"{count(total.per_n)} × {count(n)}"})
+    return out
+
+
+@CHAPTER.builder("story.size", SizeParams)
+def map_size(ctx: BuildContext, p: SizeParams) -> FrameBody:
+    """The map has context × context cells: double the context, four times the map."""
+    c = preset(ctx)
+    data = {"sizes": growth_sizes(c, len(ctx.tokens)), "index": 0 if p.stage == "square" else 1,
+            "interactive": p.stage == "grow", "source": c.source}
+    return FrameBody(widgets=[widget("growth", "growth", LAYOUT["growth"], data, kind="scores")],
+                     counters=[counter(ctx, "scores")])

@@ -1,0 +1,106 @@
+"""Slide "Many heads": a real layer's heads side by side, their outputs summed, the same thing as
+one concatenation times a stacked W_O (checked by the engine), and the cost per token.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.engine import multi_head
+from attention_talk.formatting import count
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.step_by_step.chapter import CHAPTER
+from attention_talk.frames.step_by_step.counter import counter, flop_counter
+from attention_talk.frames.step_by_step.shared import preset, stages
+
+LAYOUT = {"heads": box(40, 115, 1000, 655), "note": box(1080, 180, 480, 330), "concat-note": box(1080, 150, 480, 420),
+          "total-note": box(1080, 130, 480, 560)}
+DEMO_HEADS = 3
+
+
+class HeadsParams(Params):
+    stage: Literal["many", "sum", "concat", "total"]
+
+
+def heads_check(ctx: BuildContext) -> dict:
+    """Σ_i head_i · W_O,i against concat · W_O, computed by the engine on the story's sentence.
+
+    Runs the designed head plus seeded random heads (DEMO_HEADS in all; 128 would need 3.7 GB of
+    float64 weights for a fact that does not depend on the count).
+    """
+    s = ctx.story
+    d, d_k = s.w_q.shape
+    rng = np.random.default_rng(ctx.deck.story.seed + 1)
+    extra = DEMO_HEADS - 1
+    std = 1 / np.sqrt(d)
+    w_q = np.hstack([s.w_q, rng.normal(0, std, (d, extra * d_k))])  # (d, h·d_k)
+    w_k = np.hstack([s.w_k, rng.normal(0, std, (d, extra * d_k))])  # (d, h·d_k)
+    w_v = np.hstack([s.w_v, rng.normal(0, std, (d, extra * d_k))])  # (d, h·d_v)
+    w_o = np.vstack([s.w_o, rng.normal(0, 1 / np.sqrt(d_k), (extra * d_k, d))])  # (h·d_v, d)
+    mh = multi_head(s.x, w_q, w_k, w_v, w_o, heads=DEMO_HEADS, causal=True)
+    diff = float(np.max(np.abs(mh.sum_of_heads - mh.output)))
+    return {"heads": DEMO_HEADS, "max_abs_difference": diff, "concat_shape": list(mh.concat.shape),
+            "w_o_shape": list(w_o.shape), "output_shape": list(mh.output.shape)}
+
+
+def _many(ctx: BuildContext) -> FrameBody:
+    c = preset(ctx)
+    return FrameBody(counters=[counter(ctx, "w_o")], notes=[Note(id="about", box=LAYOUT["note"], kind="neutral", text=(
+        f"A real layer runs {count(c.preset.heads)} heads side by side, each with its own W_Q, W_K, W_V and slice "
+        f"of W_O, so each can learn a different relationship. In all: {count(c.weights_attention().value)} "
+        "weights per layer."))])
+
+
+def _sum(ctx: BuildContext) -> FrameBody:
+    pr = preset(ctx).preset
+    return FrameBody(counters=[counter(ctx, "heads")], notes=[Note(id="about", box=LAYOUT["note"], kind="output", text=(
+        f"Each head returns a {count(len(ctx.tokens))} × {count(pr.d_model)} table. The {count(pr.heads)} tables "
+        "are added (Σ) and the sum goes onto the stream."))])
+
+
+def _concat(ctx: BuildContext) -> FrameBody:
+    pr, n, chk = preset(ctx).preset, len(ctx.tokens), heads_check(ctx)
+    wide = count(pr.heads * pr.d_v)
+    return FrameBody(counters=[counter(ctx, "heads")], notes=[Note(
+        id="about", box=LAYOUT["concat-note"], kind="output", text=(
+            f"Same thing, said differently: put the heads' {count(pr.d_v)}-wide outputs side by side "
+            f"({count(n)} × {wide}) and multiply once by the stacked W_O ({wide} × {count(pr.d_model)}). "
+            f"Checked by the engine with {count(chk['heads'])} heads: the largest difference is "
+            f"{chk['max_abs_difference']:.1e}."))])
+
+
+def _total(ctx: BuildContext) -> FrameBody:
+    c, n = preset(ctx), len(ctx.tokens)
+    total, proj = c.flops_per_token(), c.flops_projections()
+    v = flop_counter(c, n, "per_token")
+    return FrameBody(counters=[counter(ctx, "per_token")], notes=[Note(
+        id="about", box=LAYOUT["total-note"], kind="neutral", text=(
+            f"Per token, one layer: {total.formula}. The projections W_Q, W_K, W_V, W_O cost "
+            f"{count(proj.value)} ({proj.formula}); QKᵀ and weights × V add {count(total.per_n)} for every "
+            f"token of context. At n = {count(n)}: {count(v.value)} FLOPs. These are DeepSeek-V3.2's sizes; "
+            "later chapters change them."))])
+
+
+STAGES = stages(HeadsParams, {"many": _many, "sum": _sum, "concat": _concat, "total": _total})
+
+
+def _heads_data(ctx: BuildContext, stage: str) -> dict:
+    c = preset(ctx)
+    pr = c.preset
+    return {"heads": pr.heads, "d_model": pr.d_model, "d_k": pr.d_k, "d_v": pr.d_v, "n": len(ctx.tokens),
+            "stage": stage, "per_head_weights": int(4 * c.weights_per_head("W_Q").value),
+            "all_weights": int(c.weights_attention().value)}
+
+
+@CHAPTER.builder("story.heads", HeadsParams)
+def many_heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
+    """128 heads, each with its own matrices; their outputs summed = concat × one big W_O."""
+    body = STAGES[p.stage](ctx)
+    body.widgets.insert(0, widget("heads", "heads", LAYOUT["heads"], _heads_data(ctx, p.stage)))
+    return body

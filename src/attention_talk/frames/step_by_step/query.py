@@ -1,0 +1,68 @@
+"""Slide "The query": the focus token asks a question, a learned vector of length d_k."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attention_talk.formatting import count
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_projection
+from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.step_by_step.chapter import CHAPTER
+from attention_talk.frames.step_by_step.shared import row_of, stages, tokens_widget
+
+LAYOUT = {
+    "sentence": box(160, 140, 1280, 90), "ask": box(420, 300, 760, 130),
+    "q": box(160, 300, 1280, 120), "note": box(300, 480, 1000, 140),
+}
+
+
+class QueryParams(Params):
+    stage: Literal["ask", "vector", "dog"]
+
+
+def _sentence(ctx: BuildContext) -> FrameBody:
+    return FrameBody(widgets=[tokens_widget("sentence", ctx.tokens, LAYOUT["sentence"], focus=ctx.focus)])
+
+
+def _ask(ctx: BuildContext) -> FrameBody:
+    body = _sentence(ctx)
+    body.notes.append(Note(id="ask", box=LAYOUT["ask"], kind="query", text=(
+        f"“{ctx.tokens[ctx.focus]}” asks: what am I looking for? Perhaps a word that describes me.")))
+    return body
+
+
+def _with_query(ctx: BuildContext, reveal: str, text: str) -> FrameBody:
+    """The sentence, the focus token's query (its numbers shown or not) and a note."""
+    s, tok, focus = ctx.story, ctx.tokens[ctx.focus], ctx.focus
+    body = _sentence(ctx)
+    body.tensors.append(derive_projection(
+        tensor("q", f"query of “{tok}”", "query", row_of(s.q, focus), LAYOUT["q"], rows=[tok], max_cols=14,
+               reveal=reveal),
+        row_of(s.x, focus), s.w_q, x_name="x", w_name="W_Q", row_names=[tok]))
+    body.notes.append(Note(id="about", text=text, box=LAYOUT["note"], kind="query"))
+    return body
+
+
+def _vector(ctx: BuildContext) -> FrameBody:
+    return _with_query(ctx, "none", (
+        f"A question is a vector. Its length is a design choice: here d_k = {count(ctx.story.q.shape[1])}. "
+        "Its numbers are learned, like everything else."))
+
+
+def _dog(ctx: BuildContext) -> FrameBody:
+    return _with_query(ctx, "all", (
+        f"The {count(ctx.story.q.shape[1])} numbers of this question, computed from the row of "
+        f"“{ctx.tokens[ctx.focus]}”. Nobody wrote them; training shapes what they ask."))
+
+
+STAGES = stages(QueryParams, {"ask": _ask, "vector": _vector, "dog": _dog})
+
+
+@CHAPTER.builder("story.query", QueryParams)
+def query(ctx: BuildContext, p: QueryParams) -> FrameBody:
+    """A token asks a question: a learned vector of length d_k."""
+    return STAGES[p.stage](ctx)

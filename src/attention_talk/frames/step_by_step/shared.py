@@ -1,0 +1,144 @@
+"""Pictures and helpers several of chapter 1's slides share: token chips, looked-up and learned
+matrices, the "row × matrix = row" and "table × matrix = table" products, and the stage tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar, get_args
+
+import numpy as np
+
+from attention_talk.engine import Attention
+from attention_talk.engine.costs import Costs, costs
+from attention_talk.formatting import count
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_copy, derive_projection
+from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.model import Box, FrameBody, Highlight, Kind, Symbol, Tensor, Widget
+
+Point = tuple[float, float]  # where a symbol (×, =, →) is centred, in stage units
+Stage = TypeVar("Stage", bound=Callable)
+
+
+@dataclass(frozen=True)
+class Equation:
+    """Three tensors left to right with signs between them: ``left op middle = right``."""
+
+    left: Box
+    middle: Box
+    right: Box
+    op: Point
+    equals: Point
+
+    def signs(self, op_id: str = "times", op_text: str = "×") -> list[Symbol]:
+        return [mark(op_id, op_text, self.op), mark("equals", "=", self.equals)]
+
+
+# x (1 × d) · W (d × d_k) = out (1 × d_k): the focus token's row, the matrix, the result.
+ROW_PRODUCT = Equation(left=box(40, 400, 440, 110), middle=box(560, 130, 520, 620), right=box(1160, 400, 400, 110),
+                       op=(520, 470), equals=(1120, 470))
+
+# X (n × d) · W (d × d_k) = out (n × d_k): the whole table, the matrix, every token's result.
+TABLE_PRODUCT = Equation(left=box(40, 300, 520, 420), middle=box(620, 130, 420, 620), right=box(1100, 300, 460, 420),
+                         op=(590, 510), equals=(1070, 510))
+
+
+def stages(params: type[Params], table: Mapping[str, Stage]) -> dict[str, Stage]:
+    """A builder's stage table, checked at import against the values its ``stage`` field allows."""
+    allowed = get_args(params.model_fields["stage"].annotation)
+    if set(allowed) != set(table):
+        raise ValueError(f"{params.__name__}: stages {sorted(table)} do not match {sorted(allowed)}")
+    return dict(table)
+
+
+def preset(ctx: BuildContext) -> Costs:
+    """The cost model of the deck's preset (sizes, weight and FLOP counts)."""
+    return costs(ctx.deck.preset)
+
+
+def causal_attention(ctx: BuildContext) -> Attention:
+    """The story's causal attention (scores, mask, scaled map, weights, output), computed once per deck."""
+    key = "step-by-step.attention"
+    if key not in ctx._cache:
+        ctx._cache[key] = ctx.story.attention(causal=True)
+    return ctx._cache[key]
+
+
+def mark(id: str, text: str, at: Point, **kw) -> Symbol:
+    """A symbol such as × or = centred at ``at``."""
+    return Symbol(id=id, text=text, x=at[0], y=at[1], **kw)
+
+
+def tokens_widget(wid: str, tokens: list[str], area: Box, *, focus: int | None = None,
+                  links: list[float] | None = None, caption: str = "", kind: str = "input") -> Widget:
+    """A row of token chips; optional arcs from the focus token to others (strength 0–1)."""
+    return widget("tokens", wid, area, {"tokens": tokens, "focus": focus, "links": links, "caption": caption},
+                  kind=kind)
+
+
+def row_of(a: np.ndarray, i: int) -> np.ndarray:
+    return a[i : i + 1]  # (1, cols)
+
+
+# Derivations for the cells that are not computed on the slide (the rest use derive_projection,
+# derive_scores, derive_weights, derive_output and derive_sum directly).
+
+
+def embedded(t: Tensor, x: np.ndarray, names: list[str], *, where: str = "") -> Tensor:
+    """Rows of X (or one row, ``x`` (1, d)): each cell is looked up in the embedding table."""
+    return derive_copy(t, lambda r, c: (f"row of the embedding table for token “{names[r]}”{where}, "
+                                        f"column {count(c + 1)}", float(x[r, c])),
+                       formula="embedding lookup", title=lambda r, c: f"x(“{names[r]}”), feature {count(c + 1)}")
+
+
+def learned(t: Tensor, w: np.ndarray, name: str) -> Tensor:
+    """A weight matrix: each cell is a parameter, not computed from the input."""
+    return derive_copy(t, lambda r, c: ("a learned weight, initialised at random and set by training "
+                                        "(designed here for the story)", float(w[r, c])),
+                       formula="learned parameter",
+                       title=lambda r, c: f"{name}, row {count(r + 1)}, column {count(c + 1)}")
+
+
+def focus_row_in(ctx: BuildContext, area: Box, label: str = "x", kind: Kind = "input") -> Tensor:
+    """The focus token's row of X, looked up in the embedding table."""
+    tok, x_row = ctx.tokens[ctx.focus], row_of(ctx.story.x, ctx.focus)
+    return embedded(tensor("x-row", label, kind, x_row, area, rows=[tok], max_cols=5), x_row, [tok])
+
+
+def focus_row_out(ctx: BuildContext, area: Box, w: np.ndarray, out: np.ndarray, *, w_name: str, name: str,
+                  label: str, kind: Kind) -> Tensor:
+    """The focus token's row of X·W, each cell a projection of its row of X."""
+    tok, x_row = ctx.tokens[ctx.focus], row_of(ctx.story.x, ctx.focus)
+    return derive_projection(tensor(name, label, kind, row_of(out, ctx.focus), area, rows=[tok], max_cols=4),
+                             x_row, w, x_name="x", w_name=w_name, row_names=[tok])
+
+
+def row_times_matrix(ctx: BuildContext, w: np.ndarray, out: np.ndarray, *, w_name: str, out_name: str,
+                     out_label: str, out_kind: Kind) -> FrameBody:
+    """x (1 × d) · W (d × d_k) = out (1 × d_k) for the focus token, laid out as ``ROW_PRODUCT``."""
+    at = ROW_PRODUCT
+    return FrameBody(
+        tensors=[focus_row_in(ctx, at.left),
+                 learned(tensor(w_name, w_name, "weight", w, at.middle, max_rows=11, max_cols=6), w, w_name),
+                 focus_row_out(ctx, at.right, w, out, w_name=w_name, name=out_name, label=out_label,
+                               kind=out_kind)],
+        symbols=at.signs())
+
+
+def table_times_matrix(ctx: BuildContext, w: np.ndarray, out: np.ndarray, *, w_name: str, out_name: str,
+                       out_kind: Kind) -> FrameBody:
+    """X · W = out for every token, the focus row highlighted, laid out as ``TABLE_PRODUCT``."""
+    s, toks, at = ctx.story, ctx.tokens, TABLE_PRODUCT
+    hl = Highlight(rows=[ctx.focus])
+    return FrameBody(
+        tensors=[embedded(tensor("X", "X", "input", s.x, at.left, rows=toks, max_cols=5, highlight=hl), s.x, toks),
+                 learned(tensor(w_name, w_name, "weight", w, at.middle, max_rows=11, max_cols=5), w, w_name),
+                 derive_projection(tensor(out_name, f"{out_name} = X·{w_name}", out_kind, out, at.right, rows=toks,
+                                          max_cols=4, highlight=hl),
+                                   s.x, w, x_name="x", w_name=w_name, row_names=toks)],
+        symbols=at.signs())
