@@ -11,7 +11,7 @@ from attention_talk.formatting import count, number, vector
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
-from attention_talk.frames.kit.layout import LEFT, RIGHT, box, columns, rows
+from attention_talk.frames.kit.layout import LEFT, box, columns, rows
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
@@ -20,8 +20,8 @@ from attention_talk.walkthrough_inputs import POSITION_STRENGTH, SENTENCE_RIVER,
 
 REAL_VOCAB, REAL_WIDTH = 129_280, 7168  # DeepSeek-V3.2's vocabulary and model width
 
-_LOOKUP = columns(box(LEFT, 120, RIGHT - LEFT, 450), [1, 1])
-_POSITIONS = columns(box(LEFT, 130, RIGHT - LEFT, 400), [700, 740])
+_LOOKUP = columns(band(120, 450), [1, 1])
+_POSITIONS = columns(band(130, 400), [700, 740])
 _CONTEXT = rows(box(LEFT, 140, 820, 530), [1, 1], gap=70)
 LAYOUT = {
     "chain": band(150, 330), "honest": band(520, 150),
