@@ -1,6 +1,25 @@
-"""Chapter 2's frame builders, one module per slide kind; importing the package registers them."""
+"""Chapter 2's frame builders, one module per section; importing the package registers them.
 
-from attention_talk.frames.walkthrough import legacy  # noqa: F401  (registers builders)
+Nine sections, from how a word becomes numbers to what attention costs. Inputs are designed (see
+``attention_talk.walkthrough_inputs``); every number drawn is computed from them by the engine, and
+widgets (bars, cards, the token picker, the n² slider, FlashAttention tiles…) receive only numbers
+computed here. Each module keeps its boxes in a ``LAYOUT`` table and its stages in a ``STAGES``
+table; ``shared`` holds the chapter's helpers, ``figures`` the figures its words quote.
+"""
+
+from attention_talk.frames.walkthrough import (  # noqa: F401  (each import registers its builders)
+    cost,
+    equation,
+    figures,
+    flash,
+    heads,
+    masks,
+    pipeline,
+    qkv,
+    rnn,
+    summary,
+    word,
+)
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 
 __all__ = ["CHAPTER"]

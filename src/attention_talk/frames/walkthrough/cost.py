@@ -1,0 +1,102 @@
+"""Section 8, the cost (``walk.cost``): the n² attention map as a slider, the KV cache growing token
+by token, MLA's smaller cache, and modern variants."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.engine import Costs, costs, decode
+from attention_talk.formatting import count, number
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_projection
+from attention_talk.frames.kit.layout import LEFT, box, columns
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.model import FrameBody, Highlight, Note
+from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.shared import band, bars, cards, counter, sentences, to_right
+from attention_talk.walkthrough_inputs import W_K, W_V
+
+_CACHES = columns(box(LEFT, 130, 1080, 400), [1, 1])
+LAYOUT = {
+    "slider": band(130, 560),
+    "K": _CACHES[0], "V": _CACHES[1], "grow": to_right(1180, 140, 560),
+    "kvbars": box(LEFT, 150, 1000, 300), "mla": to_right(1100, 140, 520),
+    "modern": band(150, 440),
+}
+PAIR_NS = (1_024, 4_096, 16_384, 65_536, 163_840)
+
+
+class CostParams(Params):
+    stage: Literal["pairs", "kv", "mla", "modern"]
+
+
+def _pair_option(c: Costs, n: int) -> dict:
+    """The attention map at context length ``n``: cells, bytes for one head and for all heads."""
+    cells, mem = c.attention_map_cells(n), c.attention_map_bytes(n)
+    return {"n": n, "cells": cells.value, "bytes": mem.value, "cells_formula": cells.formula,
+            "bytes_formula": mem.formula, "all_heads_bytes": mem.value * c.preset.heads, "side": n / PAIR_NS[-1]}
+
+
+def _pairs(ctx: BuildContext, c: Costs) -> FrameBody:
+    return FrameBody(widgets=[widget("slider", "slider", LAYOUT["slider"], {
+        "options": [_pair_option(c, n) for n in PAIR_NS], "selected": 1, "heads": c.preset.heads,
+        "title": "context length n",
+        "square_label": f"area ∝ n²; the whole square is n = {count(PAIR_NS[-1])}"}, kind="scores")])
+
+
+def _kv(ctx: BuildContext, c: Costs) -> FrameBody:
+    river, _ = sentences(ctx)
+    dec = decode(river.q, river.k, river.v)
+    toks = list(river.tokens)
+    t = len(toks)
+    body = FrameBody()
+    for name, arr, w, kind in (("K", river.k, W_K, "key"), ("V", river.v, W_V, "value")):
+        ct = tensor(f"{name}c", f"{name} cache after {t} tokens", kind, arr, LAYOUT[name], rows=toks,
+                    cols=["1", "2", "3"], highlight=Highlight(rows=[t - 1]))
+        body.tensors.append(derive_projection(ct, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
+    growth = ", ".join(count(x) for x in dec.cache_numbers)
+    per = c.kv_bytes_per_token_layer("mha")
+    body.notes.append(Note(id="grow", box=LAYOUT["grow"], kind="key", text=(
+        f"Each new token appends one key row and one value row, per head and per layer; old "
+        f"rows never change. Numbers cached here after each token: {growth}. At DeepSeek-V3.2 "
+        f"size: {count(per.value)} bytes per token per layer.")))
+    body.counters.append(counter("kvtok", c.kv_bytes_per_token("mha"), "MHA cache per token"))
+    return body
+
+
+def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
+    mha, mla = c.kv_bytes_per_token_layer("mha"), c.kv_bytes_per_token_layer("mla")
+    kv = bars("kvbars", LAYOUT["kvbars"], "KV cache bytes per token per layer", ["MHA", "MLA"],
+              np.array([mha.value, mla.value]), kind="key", digits=0, show_sum=False,
+              value_labels=[f"{count(mha.value)} B", f"{count(mla.value)} B"])
+    note = Note(id="mla", box=LAYOUT["mla"], kind="key", text=(
+        f"MHA stores {mha.formula.split(') ×')[0].lstrip('(')} numbers; MLA stores a shared "
+        f"latent: {c.kv_numbers_per_token_layer('mla').formula}. That is {number(c.kv_ratio('mha', 'mla').value, 1)}× "
+        f"less (× {c.preset.layers} layers: {count(c.kv_bytes_per_token('mla').value)} bytes per "
+        f"token). Source: DeepSeek-V2/V3 reports."))
+    return FrameBody(widgets=[kv], notes=[note])
+
+
+def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
+    return FrameBody(widgets=[cards("modern", LAYOUT["modern"], [
+        {"title": "MLA (DeepSeek)", "kind": "key",
+         "body": "caches a small latent per token instead of every head's keys and values"},
+        {"title": "hybrid patterns", "kind": "mask",
+         "body": "mix different attention patterns across layers (Kimi K3 is described this way)"},
+        {"title": "unchanged roles", "kind": "query",
+         "body": "queries still ask, keys still match, values still carry, masks still decide "
+                 "who may be seen"},
+    ], columns=3)])
+
+
+STAGES = {"pairs": _pairs, "kv": _kv, "mla": _mla, "modern": _modern}
+
+
+@CHAPTER.builder("walk.cost", CostParams)
+def cost(ctx: BuildContext, p: CostParams) -> FrameBody:
+    """n² pairs (a slider), the KV cache and MLA's smaller cache, modern variants."""
+    return STAGES[p.stage](ctx, costs(ctx.deck.preset))

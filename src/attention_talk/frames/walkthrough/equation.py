@@ -1,0 +1,130 @@
+"""Section 4, the equation with shapes (``walk.equation``): the four steps with their shapes, the
+full formula, why scores are divided by √d_k (two histograms), parameters versus activations."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.engine import costs, scores, softmax
+from attention_talk.formatting import count, number
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.shared import band, cards, counter, equation_widget, sentences, to_right
+
+LAYOUT = {
+    "steps": band(120, 250), "formula": band(400, 130), "legend": band(550, 200),
+    "histogram": box(LEFT, 130, 1000, 600), "why": to_right(1100, 150, 420),
+    "memory": band(150, 440),
+}
+
+
+class EquationParams(Params):
+    stage: Literal["steps", "formula", "raw", "scaled", "params"]
+    equation: str | None = None
+
+
+def _steps(n: int, d_k: int) -> list[dict]:
+    return [
+        {"title": "1 · scores = Q·Kᵀ", "body": f"({n} × {d_k}) · ({d_k} × {n}) = {n} × {n}", "kind": "scores"},
+        {"title": "2 · scaled = scores / √d_k", "body": f"still {n} × {n}", "kind": "scores"},
+        {"title": "3 · masked = scaled + M", "body": f"M is {n} × {n}: 0 keeps, −∞ blocks", "kind": "mask"},
+        {"title": "4 · weights = softmax(rows)", "body": f"{n} × {n}, each row sums to 1", "kind": "weights"},
+    ]
+
+
+def _four_steps(ctx: BuildContext, p: EquationParams) -> FrameBody:
+    river, _ = sentences(ctx)
+    n, d_k = river.q.shape
+    return FrameBody(widgets=[cards("four", LAYOUT["steps"], _steps(n, d_k), columns=4, arrows=True)])
+
+
+def _formula(ctx: BuildContext, p: EquationParams) -> FrameBody:
+    river, _ = sentences(ctx)
+    n, d_k = river.q.shape
+    body = _four_steps(ctx, p)
+    body.widgets.append(equation_widget("eq", LAYOUT["formula"], p.equation or "attention"))
+    body.widgets.append(cards("legend", LAYOUT["legend"], [
+        {"title": f"Q · {n} × {d_k}", "body": "queries × key width", "kind": "query"},
+        {"title": f"K · {n} × {d_k}", "body": "keys × key width", "kind": "key"},
+        {"title": f"V · {n} × {river.v.shape[1]}", "body": "values × value width", "kind": "value"},
+        {"title": f"A · {n} × {n}", "body": "queries × keys", "kind": "weights"},
+    ], columns=4))
+    return body
+
+
+def _score_samples(seed: int, d_k: int = 128, n: int = 64):
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n, d_k))  # (n, d_k)  unit-variance components
+    k = rng.standard_normal((n, d_k))  # (n, d_k)
+    raw = scores(q, k)  # (n, n)
+    return raw, raw / np.sqrt(d_k), d_k
+
+
+def _hist(values: np.ndarray, lo: float, hi: float, bins: int = 24) -> dict:
+    counts, edges = np.histogram(values.ravel(), bins=bins, range=(lo, hi))
+    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}
+
+
+def _variance(ctx: BuildContext, scaled_too: bool) -> FrameBody:
+    """Histograms of raw (and scaled) dot products; the note reads the variance and the top weight."""
+    raw, scaled, dk = _score_samples(ctx.deck.story.seed)
+    lim = float(np.ceil(np.abs(raw).max()))
+    series = [{"label": f"raw q·k, d_k = {dk}", "kind": "scores", **_hist(raw, -lim, lim),
+               "stat": f"variance {number(raw.var(), 1)}"}]
+    if scaled_too:
+        slim = lim / np.sqrt(dk)
+        series.append({"label": f"scaled q·k / √{dk}", "kind": "weights", **_hist(scaled, -slim, slim),
+                       "stat": f"variance {number(scaled.var(), 2)}"})
+    hist = widget("histogram", "hist", LAYOUT["histogram"], {
+        "series": series,
+        "caption": f"{count(raw.size)} dot products of random unit-variance vectors, {dk} components each"})
+    if scaled_too:
+        top_scaled = float(np.mean(np.max(softmax(scaled), axis=1)))  # mean largest weight per row
+        text = (f"Dividing by √{dk} brings the variance back to {number(scaled.var(), 2)}. The top weight "
+                f"now averages {number(top_scaled, 2)}: softmax stays soft and its gradients stay useful.")
+    else:
+        top_raw = float(np.mean(np.max(softmax(raw), axis=1)))  # mean largest weight per row
+        text = (f"Each score adds {dk} products, so its variance grows like d_k "
+                f"({number(raw.var(), 0)} here). Softmax of such rows is nearly one-hot: the top weight "
+                f"averages {number(top_raw, 2)}.")
+    return FrameBody(widgets=[hist], notes=[Note(id="why", box=LAYOUT["why"], kind="scores", text=text)])
+
+
+def _raw(ctx: BuildContext, p: EquationParams) -> FrameBody:
+    return _variance(ctx, scaled_too=False)
+
+
+def _scaled(ctx: BuildContext, p: EquationParams) -> FrameBody:
+    return _variance(ctx, scaled_too=True)
+
+
+def _params(ctx: BuildContext, p: EquationParams) -> FrameBody:
+    river, _ = sentences(ctx)
+    n, d_k = river.q.shape
+    wq = costs(ctx.deck.preset).weights_per_matrix("W_Q")
+    memory = cards("pa", LAYOUT["memory"], [
+        {"title": "parameters · learned, kept", "kind": "weight",
+         "body": f"E, W_Q, W_K, W_V, W_O: set by gradient descent, reused for every input. "
+                 f"At DeepSeek-V3.2 size W_Q alone is {count(wq.value)} weights "
+                 f"({wq.formula.split(' = ')[1]})."},
+        {"title": "activations · computed, thrown away", "kind": "output",
+         "body": f"Q, K, V, scores, weights, outputs: recomputed for each input. For our "
+                 f"sentence: {n} × {d_k} queries and a {n} × {n} map; another sentence, other "
+                 f"numbers."},
+    ], columns=2, arrows=True)
+    return FrameBody(widgets=[memory], counters=[counter("wq", wq)])
+
+
+STAGES = {"steps": _four_steps, "formula": _formula, "raw": _raw, "scaled": _scaled, "params": _params}
+
+
+@CHAPTER.builder("walk.equation", EquationParams)
+def equation(ctx: BuildContext, p: EquationParams) -> FrameBody:
+    """The four steps with shapes, the full formula, why √d_k, parameters vs activations."""
+    return STAGES[p.stage](ctx, p)

@@ -1,0 +1,145 @@
+"""Section 7, multi-head attention (``walk.heads``): two selector heads on “river bank flooded”,
+their weights and outputs, the concatenation and W_O, the shapes, and a caveat on reading maps."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.engine import MultiHead, multi_head
+from attention_talk.formatting import number, shape, vector
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_copy, derive_output, derive_projection, derive_weights
+from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
+from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.shared import band, cards, equation_widget, to_right
+from attention_talk.walkthrough_inputs import MH_TOKENS, MH_X
+
+LAYOUT = {
+    "X": box(LEFT, 120, 420, 240), "selectors": to_right(540, 130, 260),
+    "A1": box(520, 120, 520, 260), "row": to_right(1080, 130, 230),
+    "O1": box(520, 400, 420, 240), "O2": box(980, 400, 420, 240),
+    "concat": box(LEFT, 400, 470, 240), "WO": box(560, 400, 420, 240), "Y": box(1020, 400, 500, 240),
+    "concat_note": to_right(540, 130, 230),
+    "shapes": band(150, 300), "eq": band(500, 110), "caveat": band(170, 380),
+}
+TOKS = list(MH_TOKENS)
+WIDE = ["1", "2", "3", "4"]  # the model's four features
+HEAD_COLS = (["1", "2"], ["3", "4"])  # the features each selector head reads
+RIVER = Highlight(rows=[0])
+
+
+class HeadsParams(Params):
+    stage: Literal["input", "head1", "out1", "head2", "concat", "shapes", "caveat"]
+
+
+def two_heads(seed: int) -> tuple[MultiHead, np.ndarray]:
+    """Two selector heads on MH_X and a seeded (4, 4) output projection W_O."""
+    sel = np.eye(4)  # selector projections: head 1 = features 1–2, head 2 = features 3–4
+    rng = np.random.default_rng(seed)
+    w_o = np.round(rng.normal(0.0, 0.6, (4, 4)), 2)  # (4, 4) an illustrative output projection
+    return multi_head(MH_X, sel, sel, sel, w_o, heads=2), w_o
+
+
+def _x() -> Tensor:
+    xt = tensor("X", "X", "input", MH_X, LAYOUT["X"], rows=TOKS, cols=WIDE, digits=0)
+    return derive_copy(xt, lambda r, c: (f"designed input: “{TOKS[r]}”, feature {c + 1}", float(MH_X[r, c])),
+                       formula="designed", title=lambda r, c: f"x({TOKS[r]}), feature {c + 1}")
+
+
+def _weights1(mh: MultiHead) -> Tensor:
+    h1 = mh.heads[0]
+    at = tensor("A1", "head 1 weights A¹", "weights", h1.weights, LAYOUT["A1"], rows=TOKS, cols=TOKS, digits=3,
+                heat=True, highlight=RIVER)
+    return derive_weights(at, h1.masked, row_names=TOKS, col_names=TOKS)
+
+
+def _output(mh: MultiHead, i: int) -> Tensor:
+    """Head ``i``'s output A·V (0-based ``i``), drawn under the weights."""
+    h, sup = mh.heads[i], "¹²"[i]
+    t = tensor(f"O{i + 1}", f"head {i + 1} output A{sup}·V{sup}", "output", h.output, LAYOUT[f"O{i + 1}"],
+               rows=TOKS, cols=HEAD_COLS[i], digits=3, highlight=RIVER)
+    return derive_output(t, h.weights, h.v, row_names=TOKS, key_names=TOKS)
+
+
+def _weights_note(mh: MultiHead) -> Note:
+    h1 = mh.heads[0]
+    return Note(id="row", box=LAYOUT["row"], kind="weights", text=(
+        f"Row “river”: {vector(h1.weights[0], 3)}. Scale 1/√2 = {number(h1.scale, 3)}."))
+
+
+def _input(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    return FrameBody(tensors=[_x()], notes=[Note(id="sel", box=LAYOUT["selectors"], kind="input", text=(
+        "Head 1 reads features 1–2, head 2 reads features 3–4: selector projections, so "
+        "Q = K = V = the selected columns and d_k = 2. Real heads learn projections that mix "
+        "every feature."))])
+
+
+def _head1(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    return FrameBody(tensors=[_x(), _weights1(mh)], notes=[_weights_note(mh)])
+
+
+def _out1(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    return FrameBody(tensors=[_x(), _weights1(mh), _output(mh, 0)], notes=[_weights_note(mh)])
+
+
+def _head2(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    h2 = mh.heads[1]
+    note = Note(id="row", box=LAYOUT["row"], kind="output", text=(
+        f"“river”: head 1 gives {vector(mh.heads[0].output[0], 3)}, head 2 gives "
+        f"{vector(h2.output[0], 3)} (its weights {vector(h2.weights[0], 3)})."))
+    return FrameBody(tensors=[_x(), _weights1(mh), _output(mh, 0), _output(mh, 1)], notes=[note])
+
+
+def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    ct = tensor("cat", "concat(head 1, head 2)", "output", mh.concat, LAYOUT["concat"], rows=TOKS, cols=WIDE,
+                digits=3, highlight=RIVER)
+    derive_copy(ct, lambda r, c: (f"head {1 + c // 2} output, “{TOKS[r]}”, column {c % 2 + 1}",
+                                  float(mh.concat[r, c])), formula="[head 1 | head 2]",
+                title=lambda r, c: f"concat({TOKS[r]}), column {c + 1}")
+    wt = tensor("WO", "W_O (illustrative)", "weight", w_o, LAYOUT["WO"], digits=2, cols=WIDE)
+    derive_copy(wt, lambda r, c: ("a parameter: learned in a real model, seeded here", float(w_o[r, c])),
+                formula="parameter", title=lambda r, c: f"W_O[{r + 1}, {c + 1}]")
+    yt = tensor("Y", "output = concat·W_O", "output", mh.output, LAYOUT["Y"], rows=TOKS, cols=WIDE, digits=3,
+                highlight=RIVER)
+    derive_projection(yt, mh.concat, w_o, x_name="concat", w_name="W_O", row_names=TOKS)
+    note = Note(id="row", box=LAYOUT["concat_note"], kind="output", text=(
+        f"“river” side by side: {vector(mh.concat[0], 3)}, four numbers again. W_O mixes the "
+        "heads' channels back into the model width before the residual path."))
+    return FrameBody(tensors=[_x(), ct, wt, yt], notes=[note])
+
+
+def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    n, d = MH_X.shape
+    dk = mh.heads[0].q.shape[1]
+    return FrameBody(widgets=[cards("shapes", LAYOUT["shapes"], [
+        {"title": "X", "body": shape(n, d), "kind": "input"},
+        {"title": "Q, K, V per head", "body": shape(n, dk), "kind": "query"},
+        {"title": "A per head", "body": shape(n, n), "kind": "weights"},
+        {"title": "output per head", "body": shape(n, dk), "kind": "output"},
+        {"title": "concat · W_O", "body": f"{shape(n, mh.concat.shape[1])} → {shape(*mh.output.shape)}",
+         "kind": "output"},
+    ], columns=5, arrows=True), equation_widget("eq", LAYOUT["eq"], "multihead")])
+
+
+def _caveat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    return FrameBody(widgets=[cards("caveat", LAYOUT["caveat"], [
+        {"title": "a bright cell is a coefficient, not a concept", "kind": "weights",
+         "body": "it says one head, in one layer, on one input, gave one key a larger share. "
+                 "“Head 1 found the subject” claims more than the numbers show."},
+    ], columns=1)])
+
+
+STAGES = {"input": _input, "head1": _head1, "out1": _out1, "head2": _head2, "concat": _concat,
+          "shapes": _shapes, "caveat": _caveat}
+
+
+@CHAPTER.builder("walk.heads", HeadsParams)
+def heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
+    """Two selector heads on river, bank, flooded: weights, outputs, concat, W_O, shapes."""
+    mh, w_o = two_heads(ctx.deck.story.seed)
+    return STAGES[p.stage](mh, w_o)

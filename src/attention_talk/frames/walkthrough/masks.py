@@ -1,0 +1,111 @@
+"""Section 6, self-attention, cross-attention, masks (``walk.variants``): where Q, K and V come
+from, a cross-attention map, the causal and padding masks, and a token picker over real rows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.engine import attend, causal_mask, padding_mask
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_copy, derive_weights
+from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.model import FrameBody, Note, Tensor
+from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.shared import band, cards, sentences, to_right
+from attention_talk.walkthrough_inputs import SOURCE, TARGET, seq2seq
+
+LAYOUT = {
+    "sources": band(140, 400),
+    "cross": box(LEFT, 130, 760, 380), "cross_note": to_right(880, 140, 360),
+    "mask": box(LEFT, 130, 760, 520), "rule": to_right(880, 150, 330),
+    "picker": band(120, 640),
+}
+
+
+class VariantParams(Params):
+    stage: Literal["self", "cross", "causal", "padding", "picker"]
+
+
+def _self(ctx: BuildContext) -> FrameBody:
+    return FrameBody(widgets=[cards("src", LAYOUT["sources"], [
+        {"title": "self-attention", "kind": "query",
+         "body": "Q = X·W_Q   K = X·W_K   V = X·W_V — one sequence asks and answers; an encoder "
+                 "may read left and right"},
+        {"title": "versus a search engine", "kind": "key",
+         "body": "there, one outside request searches a fixed collection; here every token is "
+                 "both a request and part of the collection"},
+    ], columns=2)])
+
+
+def _cross(ctx: BuildContext) -> FrameBody:
+    s2s = seq2seq(ctx.deck.story.seed)
+    # Designed decoder queries: target word t looks like the state of source word t.
+    q = np.tanh(2.0 * s2s.x[:3])  # (3, 4)
+    a = attend(q, s2s.h, s2s.h, scale=3.0)
+    tgt = list(TARGET[:3])
+    states = [f"h({w})" for w in SOURCE]
+    t = tensor("cross", "cross-attention weights", "weights", a.weights, LAYOUT["cross"], rows=tgt, cols=states,
+               heat=True)
+    note = Note(id="qkv", box=LAYOUT["cross_note"], kind="key", text=(
+        f"Q = Y·W_Q from the decoder ({len(tgt)} target words so far); K = X·W_K and V = X·W_V "
+        f"from the encoder ({len(SOURCE)} source words). The map is {len(tgt)} × {len(SOURCE)}: "
+        "queries need not equal keys."))
+    return FrameBody(tensors=[derive_weights(t, a.masked, row_names=tgt, col_names=states)], notes=[note])
+
+
+def _mask_tensor(label: str, m: np.ndarray, toks: list[str], why: Callable[[int, int], str]) -> Tensor:
+    """A 0 / −∞ mask over ``toks``; ``why(r, c)`` says why a cell keeps or blocks."""
+    t = tensor("mask", label, "mask", m, LAYOUT["mask"], rows=toks, cols=toks, digits=0)
+    return derive_copy(t, lambda r, c: (why(r, c), None if m[r, c] == -np.inf else float(m[r, c])),
+                       formula="0 keeps, −∞ blocks", title=lambda r, c: f"M[{toks[r]}, {toks[c]}]")
+
+
+def _causal(ctx: BuildContext) -> FrameBody:
+    river, _ = sentences(ctx)
+    toks = list(river.tokens)
+    m = causal_mask(len(toks))
+    mask = _mask_tensor("causal mask M", m, toks, lambda r, c: (
+        f"position {c + 1} is after position {r + 1}: blocked" if c > r else
+        f"position {c + 1} is not after position {r + 1}: allowed"))
+    note = Note(id="rule", box=LAYOUT["rule"], kind="mask", text=(
+        f"Row i may read columns 1…i: {int((m == 0).sum())} allowed cells, "
+        f"{int((m != 0).sum())} blocked. The −∞ is added before softmax, where it becomes a "
+        "weight of exactly 0. Used when a model writes text left to right."))
+    return FrameBody(tensors=[mask], notes=[note])
+
+
+def _padding(ctx: BuildContext) -> FrameBody:
+    _, money = sentences(ctx)
+    toks = [*money.tokens, "<pad>"]
+    keep = np.array([True] * len(money.tokens) + [False])
+    mask = _mask_tensor("padding mask M", padding_mask(keep), toks, lambda r, c: (
+        f"“{toks[c]}” is padding: blocked in every row" if not keep[c] else
+        f"“{toks[c]}” is a real token: allowed"))
+    note = Note(id="rule", box=LAYOUT["rule"], kind="mask", text=(
+        f"A different mask: sentences in a batch are padded to one length. Every row blocks the "
+        f"{int((~keep).sum())} padding column; the future is not the issue here."))
+    return FrameBody(tensors=[mask], notes=[note])
+
+
+def _picker(ctx: BuildContext) -> FrameBody:
+    river, _ = sentences(ctx)
+    w = river.attention.weights
+    return FrameBody(widgets=[widget("token-picker", "picker", LAYOUT["picker"], {
+        "tokens": list(river.tokens), "rows": [[float(x) for x in r] for r in w],
+        "sums": [float(r.sum()) for r in w], "selected": river.index("bank"),
+        "title": "weights of the chosen query token"}, kind="weights")])
+
+
+STAGES = {"self": _self, "cross": _cross, "causal": _causal, "padding": _padding, "picker": _picker}
+
+
+@CHAPTER.builder("walk.variants", VariantParams)
+def variants(ctx: BuildContext, p: VariantParams) -> FrameBody:
+    """Where Q, K, V come from; the causal and padding masks; a token picker over real rows."""
+    return STAGES[p.stage](ctx)

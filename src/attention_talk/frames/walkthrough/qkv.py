@@ -1,0 +1,63 @@
+"""Section 3, queries, keys and values (``walk.qkv``): the three jobs as cards, then the three
+projections Q, K, V of the river sentence."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attention_talk.formatting import shape
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_projection
+from attention_talk.frames.kit.layout import LEFT, box, columns
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.shared import band, cards, sentences
+from attention_talk.walkthrough_inputs import W_K, W_Q, W_V
+
+_MATRICES = columns(box(LEFT, 130, 1470, 420), [1, 1, 1], gap=30)
+LAYOUT = {"jobs": band(150, 420), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MATRICES[2],
+          "learned": band(580, 120)}
+
+JOBS = ["query", "key", "value"]
+QKV_CARDS = [
+    {"title": "Q · query", "tag": "the request", "kind": "query",
+     "body": "what the token being updated is looking for: “which words clarify me?”"},
+    {"title": "K · key", "tag": "the match signal", "kind": "key",
+     "body": "what each position offers to be matched; q · k gives one score per position"},
+    {"title": "V · value", "tag": "the payload", "kind": "value",
+     "body": "what each position hands over; the weights average these rows"},
+]
+
+
+class QkvParams(Params):
+    stage: Literal["query", "key", "value", "matrices"]
+
+
+def _jobs(ctx: BuildContext, p: QkvParams) -> FrameBody:
+    """The cards of the jobs up to this stage's, the last one active."""
+    n = JOBS.index(p.stage) + 1
+    return FrameBody(widgets=[cards("qkv", LAYOUT["jobs"], QKV_CARDS[:n], columns=3, active=n - 1)])
+
+
+def _matrices(ctx: BuildContext, p: QkvParams) -> FrameBody:
+    river, _ = sentences(ctx)
+    toks = list(river.tokens)
+    body = FrameBody()
+    for name, arr, w, kind in (("Q", river.q, W_Q, "query"), ("K", river.k, W_K, "key"), ("V", river.v, W_V, "value")):
+        t = tensor(name, f"{name} = X·W_{name}", kind, arr, LAYOUT[name], rows=toks, cols=["1", "2", "3"])
+        body.tensors.append(derive_projection(t, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
+    body.notes.append(Note(id="learned", box=LAYOUT["learned"], text=(
+        f"Three different {shape(*W_Q.shape)} matrices turn the same rows X into three views. "
+        "In a real model these matrices are learned; the columns have no human names.")))
+    return body
+
+
+STAGES = {"query": _jobs, "key": _jobs, "value": _jobs, "matrices": _matrices}
+
+
+@CHAPTER.builder("walk.qkv", QkvParams)
+def qkv(ctx: BuildContext, p: QkvParams) -> FrameBody:
+    """The three jobs, then the three matrices of the river sentence."""
+    return STAGES[p.stage](ctx, p)

@@ -1,0 +1,111 @@
+"""Section 2, before attention (``walk.rnn``): an RNN encoder's states, the single-vector
+bottleneck, attention over every encoder state, and the step to the Transformer."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.formatting import number, vector
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_copy, derive_output
+from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.shared import band, bars, cards, to_right
+from attention_talk.walkthrough_inputs import SOURCE, TARGET, Seq2Seq, seq2seq
+
+LAYOUT = {
+    "rnn": band(115, 300),
+    "states": box(LEFT, 440, 700, 300), "recurrence": to_right(800, 450, 250),
+    "bottleneck": band(450, 200),
+    "alpha": box(LEFT, 440, 880, 310), "alpha_note": to_right(990, 450, 280),
+    "context": box(LEFT, 450, 900, 170), "fresh": to_right(1000, 450, 260),
+    "history": band(150, 420),
+}
+STATES = [f"h{'₁₂₃₄'[i]}" for i in range(len(SOURCE))]
+COORDS = [str(i + 1) for i in range(4)]
+
+
+class RnnParams(Params):
+    stage: Literal["encoder", "bottleneck", "attention", "context", "transformer"]
+
+
+def _with_diagram(s2s: Seq2Seq, mode: Literal["encoder", "bottleneck", "attention"]) -> FrameBody:
+    """A body holding the RNN diagram: source words, states, target words; α only in attention mode."""
+    w = s2s.attention.weights[0]
+    return FrameBody(widgets=[widget("rnn", "rnn", LAYOUT["rnn"], {
+        "source": list(SOURCE), "states": STATES, "target": list(TARGET), "mode": mode,
+        "weights": [float(x) for x in w] if mode == "attention" else None, "focus": len(TARGET) - 1})])
+
+
+def _encoder(s2s: Seq2Seq) -> FrameBody:
+    body = _with_diagram(s2s, "encoder")
+    t = tensor("H", "encoder states H (one row per hᵢ)", "key", s2s.h, LAYOUT["states"], rows=STATES, cols=COORDS)
+    body.tensors.append(derive_copy(t, lambda r, c: (
+        f"tanh(Wₓ x({SOURCE[r]}) + Wₕ h{'₀₁₂₃'[r]}), coordinate {c + 1}: the recurrence", float(s2s.h[r, c])),
+        formula="tanh(Wₓ xₜ + Wₕ hₜ₋₁)", title=lambda r, c: f"{STATES[r]}, coordinate {c + 1}"))
+    body.notes.append(Note(id="rec", box=LAYOUT["recurrence"], kind="key", text=(
+        "hₜ = tanh(Wₓ xₜ + Wₕ hₜ₋₁): each state mixes the new word into the previous "
+        f"state. Every hᵢ has the same width ({s2s.h.shape[1]} here, often 512), however "
+        "long the sentence.")))
+    return body
+
+
+def _bottleneck(s2s: Seq2Seq) -> FrameBody:
+    body = _with_diagram(s2s, "bottleneck")
+    body.notes.append(Note(id="neck", box=LAYOUT["bottleneck"], kind="mask", text=(
+        f"The decoder sees only c = h₄ = {vector(s2s.h[-1])}. Who chased, what was chased and "
+        f"in which order must all survive inside those {s2s.h.shape[1]} numbers, and h₁, h₂, "
+        "h₃ cannot be consulted again.")))
+    return body
+
+
+def _attention(s2s: Seq2Seq) -> FrameBody:
+    body = _with_diagram(s2s, "attention")
+    w = s2s.attention.weights[0]
+    top = int(np.argmax(w))
+    body.widgets.append(bars("alpha", LAYOUT["alpha"], f"αᵢⱼ for the output word “{TARGET[-1]}”", STATES, w,
+                             highlight=top))
+    body.notes.append(Note(id="alpha", box=LAYOUT["alpha_note"], kind="weights", text=(
+        f"Computed from the decoder state and each hⱼ, then softmax. The largest weight "
+        f"({number(w.max(), 2)}) is on {STATES[top]}, the state of "
+        f"“{SOURCE[top]}”; the others still contribute.")))
+    return body
+
+
+def _context(s2s: Seq2Seq) -> FrameBody:
+    body = _with_diagram(s2s, "attention")
+    mix = " + ".join(f"{number(x, 2)}·{s}" for x, s in zip(s2s.attention.weights[0], STATES, strict=True))
+    t = tensor("c", f"c = {mix}", "output", s2s.attention.output, LAYOUT["context"], rows=["c"], cols=COORDS,
+               digits=3)
+    body.tensors.append(derive_output(t, s2s.attention.weights, s2s.h, row_names=["c"], key_names=STATES,
+                                      v_name="h"))
+    body.notes.append(Note(id="fresh", box=LAYOUT["fresh"], kind="output", text=(
+        "A fresh context vector for every output step: the weights change with the decoder "
+        "state, the encoder states stay available. Click a number to see its sum.")))
+    return body
+
+
+def _transformer(s2s: Seq2Seq) -> FrameBody:
+    return FrameBody(widgets=[cards("hist", LAYOUT["history"], [
+        {"title": "2014–2015", "body": "attention bolted onto recurrent (RNN, LSTM) encoders: the "
+                                       "decoder reads every encoder state", "kind": "key"},
+        {"title": "2017", "body": "the Transformer drops recurrence from sequence mixing: "
+                                  "self-attention links every position to every allowed "
+                                  "position directly", "kind": "query"},
+    ], columns=2, arrows=True)])
+
+
+STAGES = {"encoder": _encoder, "bottleneck": _bottleneck, "attention": _attention, "context": _context,
+          "transformer": _transformer}
+
+
+@CHAPTER.builder("walk.rnn", RnnParams)
+def rnn(ctx: BuildContext, p: RnnParams) -> FrameBody:
+    """An RNN encoder's states, the single-vector bottleneck, then attention over every state."""
+    return STAGES[p.stage](seq2seq(ctx.deck.story.seed))
