@@ -53,6 +53,15 @@ def count(x: int | float | Fraction) -> str:
     return s.replace("-", MINUS)
 
 
+def scientific(x: float, digits: int = 1) -> str:
+    """A tiny or huge number in powers of ten: 1.6e-15 → "1.6 × 10⁻¹⁵" (0 → "0")."""
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{x:.{digits}e}".split("e")
+    sup = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{mantissa.replace('-', MINUS)} × 10{sup}"
+
+
 def vector(values, digits: int = 2) -> str:
     """A short vector in brackets: [0.10, −0.20]."""
     return "[" + ", ".join(number(float(v), digits) for v in values) + "]"

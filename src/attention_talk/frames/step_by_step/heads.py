@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.engine import multi_head
-from attention_talk.formatting import count
+from attention_talk.formatting import count, scientific
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
@@ -72,7 +72,7 @@ def _concat(ctx: BuildContext) -> FrameBody:
             f"Same thing, said differently: put the heads' {count(pr.d_v)}-wide outputs side by side "
             f"({count(n)} × {wide}) and multiply once by the stacked W_O ({wide} × {count(pr.d_model)}). "
             f"Checked by the engine with {count(chk['heads'])} heads: the largest difference is "
-            f"{chk['max_abs_difference']:.1e}."))])
+            f"{scientific(chk['max_abs_difference'])}."))])
 
 
 def _total(ctx: BuildContext) -> FrameBody:

@@ -7,6 +7,7 @@ import numpy as np
 from pydantic import Field
 
 from attention_talk.engine import FlashAttention, attend, flash_attend
+from attention_talk.formatting import scientific
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.widgets import widget
@@ -50,5 +51,5 @@ def flash(ctx: BuildContext, p: FlashParams) -> FrameBody:
     if p.tile == 0:
         body.notes.append(Note(id="eq", box=LAYOUT["equal"], kind="output", text=(
             f"After the last tile, O equals exact softmax(QKᵀ/√d_k)V: largest difference "
-            f"{max_diff:.1e}. The {n} × {n} map was never stored whole.")))
+            f"{scientific(max_diff)}. The {n} × {n} map was never stored whole.")))
     return body
