@@ -25,9 +25,11 @@ def serve(
     """Serve the talk (default http://127.0.0.1:8000)."""
     import uvicorn
 
-    from attention_talk.web.settings import Settings
-
-    settings = Settings()
+    settings = _settings()
+    if not settings.decks_dir.is_dir():
+        typer.echo(f"ATTENTION_TALK_DECKS_DIR={str(settings.decks_dir)!r}: the decks folder does not exist "
+                   "(point it at a folder of deck YAML files)", err=True)
+        raise typer.Exit(2)
     uvicorn.run("attention_talk.web.app:create_app", factory=True, host=host or settings.host,
                 port=port or settings.port, reload=reload,
                 workers=None if reload else (workers or settings.workers),
@@ -42,12 +44,7 @@ def validate(
 ) -> None:
     """Check deck files (every rule the server applies, frames built too); print every error with
     its file, slide, step and field; exit 1 on any."""
-    from attention_talk.web.settings import Settings
-
-    targets = paths or [Settings().decks_dir]
-    files: list[Path] = []
-    for p in targets:
-        files.extend(deck_files(p) if p.is_dir() else [p])
+    files = _deck_files(paths or [])
     if not files:
         typer.echo("no deck files found", err=True)
         raise typer.Exit(1)
@@ -109,11 +106,24 @@ def decks_doc(
     typer.echo(f"wrote {out}")
 
 
-def _deck_files(paths: list[Path]) -> list[Path]:
-    from attention_talk.web.settings import Settings
+def _settings():
+    """The settings from the environment; a bad variable is one line on stderr and exit status 2."""
+    from attention_talk.web.settings import Settings, SettingsError
 
+    try:
+        return Settings.from_env()
+    except SettingsError as exc:
+        for line in exc.lines:
+            typer.echo(line, err=True)
+        raise typer.Exit(2) from None
+
+
+def _deck_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
-    for p in paths or [Settings().decks_dir]:
+    for p in paths or [_settings().decks_dir]:
+        if not p.exists():
+            typer.echo(f"{p}: no such file or folder", err=True)
+            raise typer.Exit(1)
         files.extend(deck_files(p) if p.is_dir() else [p])
     return files
 

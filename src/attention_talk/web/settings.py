@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from attention_talk.paths import data_dir
+
+
+class SettingsError(ValueError):
+    """Environment variables that do not validate; ``lines`` are readable one-line messages."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        super().__init__("; ".join(lines))
 
 
 class Settings(BaseSettings):
@@ -15,12 +24,23 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="ATTENTION_TALK_", extra="ignore")
 
+    @classmethod
+    def from_env(cls) -> Settings:
+        """The settings, or SettingsError with one line per bad variable (name, value, what is allowed)."""
+        try:
+            return cls()
+        except ValidationError as exc:
+            raise SettingsError([
+                f"{cls.model_config['env_prefix']}{str(e['loc'][0]).upper()}={e.get('input')!r}: {e['msg']}"
+                for e in exc.errors()]) from None
+
     host: str = Field(default="127.0.0.1", description="Interface to listen on.")
     port: int = Field(default=8000, ge=1, le=65535, description="TCP port to listen on.")
     decks_dir: Path = Field(default_factory=lambda: data_dir("slides"),
                             description="Folder of deck YAML files.")
     workers: int = Field(default=1, ge=1, le=64, description="Number of server processes.")
-    log_level: str = Field(default="info", description="Log level: debug, info, warning, error.")
+    log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = Field(
+        default="info", description="Log level: critical, error, warning, info, debug or trace.")
     frames_max_age: int = Field(default=300, ge=0,
                                 description="Cache-Control max-age (seconds) for frames responses.")
     max_body_bytes: int = Field(default=65_536, ge=1_024,
