@@ -71,9 +71,10 @@ class WeightBarsWidget(Widget):
 
 class Card(WidgetData):
     title: str = Field(description="The card's heading.")
-    tag: str | None = Field(default=None, description="A short line under the title; omitted for none.")
+    tag: str | None = Field(default=None, description="A short line under the title; the key is left out "
+                            "for none.")
+    kind: Kind | None = Field(default=None, description="The card's colour role; left out, the widget's kind.")
     body: str = Field(description="The card's text.")
-    kind: Kind | None = Field(default=None, description="The card's colour role; omitted: the widget's kind.")
 
 
 class CardsData(WidgetData):
