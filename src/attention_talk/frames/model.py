@@ -3,6 +3,10 @@
 Coordinates are in stage units: the stage is 1600 × 900 (16:9) and scales to the window.
 A tensor's ``values`` hold only its display window (``row_index`` × ``col_index`` of the full
 ``shape``); ``null`` stands for −∞ (a masked score), which JSON cannot carry.
+
+Widgets (anything drawn that is not a matrix) are typed per kind in ``frames.widgets``; ``Box``,
+``Kind`` and the strict base model live in ``frames.primitives``, below both, and are re-exported
+here with ``Widget`` so ``from attention_talk.frames.model import Box, Widget`` keeps working.
 """
 
 from __future__ import annotations
