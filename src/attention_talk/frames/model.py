@@ -3,29 +3,26 @@
 Coordinates are in stage units: the stage is 1600 × 900 (16:9) and scales to the window.
 A tensor's ``values`` hold only its display window (``row_index`` × ``col_index`` of the full
 ``shape``); ``null`` stands for −∞ (a masked score), which JSON cannot carry.
+
+Widgets (anything drawn that is not a matrix) are typed per kind in ``frames.widgets``; ``Box``,
+``Kind`` and the strict base model live in ``frames.primitives``, below both, and are re-exported
+here with ``Widget`` so ``from attention_talk.frames.model import Box, Widget`` keeps working.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from attention_talk.frames.primitives import Box, Kind
+from attention_talk.frames.primitives import Strict as _Model
+from attention_talk.frames.widgets import AnyWidget, Widget
+
+__all__ = ["STAGE_H", "STAGE_W", "AnyWidget", "Arrow", "Box", "CellDerivation", "Counter", "DerivPart",
+           "Derivation", "Frame", "FrameBody", "Highlight", "Kind", "Note", "Symbol", "Tensor", "Term", "Widget"]
 
 STAGE_W, STAGE_H = 1600, 900
-
-Kind = Literal["input", "query", "key", "value", "scores", "mask", "weights", "output", "weight",
-               "neutral"]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Box(_Model):
-    x: float
-    y: float
-    w: float
-    h: float
 
 
 class Highlight(_Model):
@@ -140,25 +137,12 @@ class Symbol(_Model):
     kind: Kind = "neutral"
 
 
-class Widget(_Model):
-    """Anything drawn that is not a matrix: a bar chart, a diagram, a slider, a card...
-
-    ``type`` names a view module registered in ``static/js/views/widgets.js``; ``data`` is that
-    view's input, computed by the builder. Widgets are keyed by ``id`` like tensors by name.
-    """
-
-    id: str
-    type: str
-    box: Box
-    kind: Kind = "neutral"
-    data: dict = Field(default_factory=dict)
-
-
 class FrameBody(_Model):
     """What a builder returns: the drawing, without the step's words."""
 
     tensors: list[Tensor] = Field(default_factory=list)
-    widgets: list[Widget] = Field(default_factory=list)
+    widgets: list[AnyWidget] = Field(default_factory=list, description=(
+        "Everything drawn that is not a matrix; one typed kind per JS view (see frames.widgets)."))
     notes: list[Note] = Field(default_factory=list)
     arrows: list[Arrow] = Field(default_factory=list)
     symbols: list[Symbol] = Field(default_factory=list)

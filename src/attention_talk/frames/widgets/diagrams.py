@@ -1,0 +1,156 @@
+"""Widget kinds that draw the model: blocks, neurons, heads, the flow of one head, an RNN, the
+stages of attention, FlashAttention's tiles."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from attention_talk.frames.widgets.base import Widget, WidgetData
+
+
+class StackData(WidgetData):
+    tokens: list[str] = Field(description="The input sentence, drawn under the stack.")
+    layers: int = Field(description="Number of transformer blocks.")
+    d_model: int = Field(description="Model width d: numbers per token after the embedding.")
+    heads: int = Field(description="Attention heads per layer (not drawn by the view today).")
+    vocab: int = Field(description="Vocabulary size (not drawn by the view today).")
+    zoom: bool = Field(description="Open the first block to show attention and the feed-forward part.")
+
+
+class StackWidget(Widget):
+    """The model as a stack of blocks; zoomed, the inside of block 1 (views/stack.js)."""
+
+    type: Literal["stack"]
+    data: StackData
+
+
+class DenseNode(WidgetData):
+    index: int = Field(description="1-based position of the input or output.")
+    value: float = Field(description="Its number.")
+
+
+class DenseData(WidgetData):
+    inputs: list[DenseNode] = Field(description="The inputs drawn (a few, the last one after a gap).")
+    n_in: int = Field(description="Number of inputs in all (d).")
+    outputs: list[DenseNode] = Field(description="The outputs drawn (a few, the last one after a gap).")
+    n_out: int = Field(description="Number of outputs in all (d_k).")
+    focus_output: int | None = Field(description="Index into outputs of the neuron whose fan-in is drawn; "
+                                     "null for none.")
+    all_links: bool = Field(description="Draw every connection between the drawn nodes.")
+    token: str = Field(description="The token whose row goes in.")
+
+
+class DenseWidget(Widget):
+    """The query projection drawn as a dense layer of neurons (views/dense.js)."""
+
+    type: Literal["dense"]
+    data: DenseData
+
+
+class FlowData(WidgetData):
+    X: list[int] = Field(description="Shape of the input X.")
+    W_Q: list[int] = Field(description="Shape of W_Q.")
+    W_K: list[int] = Field(description="Shape of W_K.")
+    W_V: list[int] = Field(description="Shape of W_V.")
+    Q: list[int] = Field(description="Shape of Q.")
+    K: list[int] = Field(description="Shape of K.")
+    V: list[int] = Field(description="Shape of V.")
+    map: list[int] = Field(description="Shape of the score map QKᵀ.")
+    weights: list[int] = Field(description="Shape of the weights.")
+    A: list[int] = Field(description="Shape of A = weights · V.")
+    W_O: list[int] = Field(description="Shape of W_O.")
+    O: list[int] = Field(description="Shape of O = A · W_O.")  # noqa: E741 - named after the matrix
+    head_box: bool = Field(description="Draw the box that makes the flow one head.")
+
+
+class FlowWidget(Widget):
+    """One head's whole computation, every array with its shape (views/flow.js)."""
+
+    type: Literal["flow"]
+    data: FlowData
+
+
+class HeadsData(WidgetData):
+    heads: int = Field(description="Number of heads.")
+    d_model: int = Field(description="Model width d.")
+    d_k: int = Field(description="Key width per head (not drawn by the view today).")
+    d_v: int = Field(description="Value width per head.")
+    n: int = Field(description="Tokens in the sentence.")
+    stage: Literal["many", "sum", "concat", "total"] = Field(description="What the view shows below the heads.")
+    per_head_weights: int = Field(description="Weights of one head: W_Q, W_K, W_V and its slice of W_O.")
+    all_weights: int = Field(description="Attention weights of the whole layer.")
+
+
+class HeadsWidget(Widget):
+    """Many heads side by side, their outputs summed or concatenated (views/heads.js)."""
+
+    type: Literal["heads"]
+    data: HeadsData
+
+
+class RnnData(WidgetData):
+    source: list[str] = Field(description="Source tokens the encoder reads.")
+    states: list[str] = Field(description="Names of the encoder states, one per source token.")
+    target: list[str] = Field(description="Target tokens of the decoder.")
+    mode: Literal["encoder", "bottleneck", "attention"] = Field(description="What feeds the decoder.")
+    weights: list[float] | None = Field(description="Attention weight of each state for the focus word "
+                                        "(attention mode); null otherwise.")
+    focus: int = Field(description="Index of the target word being produced.")
+
+
+class RnnWidget(Widget):
+    """An RNN encoder–decoder: the bottleneck, then attention over every state (views/rnn.js)."""
+
+    type: Literal["rnn"]
+    data: RnnData
+
+
+class PipelineStage(WidgetData):
+    title: str = Field(description="The stage's operation, e.g. 'Q = X·W_Q'.")
+    formula: str = Field(description="Its operand shapes.")
+    shape: str = Field(description="Its result's shape.")
+
+
+class PipelineData(WidgetData):
+    stages: list[PipelineStage] = Field(description="The stages, top to bottom.")
+    active: int = Field(description="Index of the current stage; earlier ones are drawn as done.")
+
+
+class PipelineWidget(Widget):
+    """The stages of self-attention stacked, the active one highlighted (views/pipeline.js)."""
+
+    type: Literal["pipeline"]
+    data: PipelineData
+
+
+class FlashTile(WidgetData):
+    i: int = Field(description="Query block index (not read by the view today).")
+    j: int = Field(description="Key block index (not read by the view today).")
+    rows: tuple[int, int] = Field(description="[start, stop) of the tile's query rows.")
+    cols: tuple[int, int] = Field(description="[start, stop) of the tile's key rows.")
+    s: list[list[float]] = Field(description="The tile's scores S = Q_i K_jᵀ · scale.")
+    m_tilde: list[float] = Field(description="Row maxima of S.")
+    l_tilde: list[float] = Field(description="Row sums of exp(S − m̃).")
+    m: list[float] = Field(description="Running row maxima after this tile.")
+    l: list[float] = Field(description="Running row sums after this tile.")  # noqa: E741 - the paper's ℓ
+    o: list[list[float]] = Field(description="Running output rows after this tile.")
+
+
+class FlashData(WidgetData):
+    tokens: list[str] = Field(description="The sentence's tokens (rows and columns of the map).")
+    n: int = Field(description="Number of tokens.")
+    block: int = Field(description="Block size in rows (not read by the view today).")
+    tiles: list[FlashTile] = Field(description="Every tile, in the order computed.")
+    current: int = Field(description="Index of the current tile.")
+    final: bool = Field(description="Show the final comparison with exact attention instead of a tile.")
+    exact: list[list[float]] = Field(description="Exact attention output, one row per token.")
+    max_diff: float = Field(description="Largest |tiled − exact| (not read by the view today).")
+
+
+class FlashWidget(Widget):
+    """FlashAttention tile by tile, ending equal to exact attention (views/flash.js)."""
+
+    type: Literal["flash"]
+    data: FlashData
