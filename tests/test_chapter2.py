@@ -101,19 +101,19 @@ def test_flash_attention_ends_equal_to_exact_attention(client, deck) -> None:
 def test_token_picker_rows_are_the_engines(frames, deck) -> None:
     river = sentence(SENTENCE_RIVER, deck.story.seed)
     picker = next(w for f in frames["self-cross-masks"] for w in f.widgets if w.type == "token-picker")
-    np.testing.assert_allclose(picker.data["rows"], river.attention.weights, atol=1e-12)
-    assert all(s == pytest.approx(1.0) for s in picker.data["sums"])
+    np.testing.assert_allclose(picker.data.rows, river.attention.weights, atol=1e-12)
+    assert all(s == pytest.approx(1.0) for s in picker.data.sums)
 
 
 def test_slider_counts_come_from_the_cost_model(frames) -> None:
     slider = next(w for f in frames["the-cost"] for w in f.widgets if w.type == "slider")
-    for o in slider.data["options"]:
-        assert o["cells"] == o["n"] ** 2 and o["bytes"] == 2 * o["n"] ** 2
+    for o in slider.data.options:
+        assert o.cells == o.n ** 2 and o.bytes == 2 * o.n ** 2
 
 
 def test_kv_cache_bytes_per_token_per_layer(frames) -> None:
     bars = next(w for f in frames["the-cost"] for w in f.widgets if w.id == "kvbars")
-    assert bars.data["values"] == [65_536, 1_152]
+    assert bars.data.values == [65_536, 1_152]
 
 
 # ---- derivations (checker shared with chapter 1: tests/derivation_check.py) -----------------------

@@ -236,10 +236,3 @@ def test_an_untyped_widget_becomes_its_kind_in_a_frame_body() -> None:
     assert body.widgets[0].model_dump() == widget("weight-bars", "b", BOX, bars(), kind="weights").model_dump()
     with pytest.raises(ValidationError, match=r"widgets\.0\.weight-bars\.data\.colour"):
         FrameBody(widgets=[Widget(id="b", type="weight-bars", box=BOX, data=bars(colour="red"))])
-
-
-def test_data_reads_like_the_dict_it_replaces() -> None:
-    data = widget("weight-bars", "b", BOX, bars()).data
-    assert data["values"] == data.values == [0.25, 0.75]
-    with pytest.raises(KeyError):
-        data["colour"]

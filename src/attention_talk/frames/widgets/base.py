@@ -14,7 +14,6 @@ class WidgetData(Strict):
 
     Only what was passed is serialised: a field left at its default by the builder is omitted from
     the JSON (the view applies its own default), one passed explicitly, even as None, is kept.
-    Fields read like dict keys too (``data["tokens"]``), as code written for untyped data does.
     """
 
     @model_serializer(mode="wrap")
@@ -24,11 +23,6 @@ class WidgetData(Strict):
             if name not in self.model_fields_set and not field.is_required():
                 out.pop(name, None)
         return out
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in type(self).model_fields:
-            raise KeyError(key)
-        return getattr(self, key)
 
 
 class Widget(Strict):
