@@ -21,6 +21,16 @@ export default [
     },
   },
   {
+    // Folders import one way: entry points → controllers → views. Views only render.
+    files: ["static/js/views/**/*.js"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{
+        group: ["../controllers/*", "../startup.js", "../main.js", "../presenter.js", "../print.js"],
+        message: "views only render: controllers and entry points import views, never the other way",
+      }] }],
+    },
+  },
+  {
     // Classic scripts (not modules): run before first paint, or start Swagger UI.
     files: ["static/js/prepaint.js", "static/js/docs.js"],
     languageOptions: { sourceType: "script" },

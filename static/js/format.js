@@ -6,8 +6,8 @@
 //   - ties round away from zero on the number's exact binary value (toFixed does exactly that);
 //   - counts get thousands separators and keep up to 3 decimals.
 
-export const MINUS = "\u2212";
-export const NEG_INF = `${MINUS}∞`;
+const MINUS = "\u2212";
+const NEG_INF = `${MINUS}∞`;
 
 /** |x| with exactly `digits` decimals; toFixed switches to exponents at 1e21, BigInt does not. */
 function fixed(abs, digits) {

@@ -7,7 +7,7 @@ import { drawFrame } from "../views/frame.js";
 import { Controller } from "./controller.js";
 
 /** A step's words while its frame is still on the way: the manifest's caption, no narration yet. */
-export function standIn(slide, step) {
+function standIn(slide, step) {
   return { caption: slide.captions[step - 1] ?? "", narration: "" };
 }
 
@@ -62,11 +62,13 @@ export class StageController extends Controller {
     }).catch((err) => console.warn(err.message));
   }
 
-  /** Everything a step's frame decides, in one place. */
+  /** Everything a step's frame decides, in one place; then "framedrawn" on the root, for whoever
+   * measures it (benchmarks/keypaint.py). */
   apply(section, frame) {
     drawFrame(section, frame);
     this.showWords(frame);
     this.derivations?.attach(section, frame);
+    this.root.dispatchEvent(new CustomEvent("framedrawn", { detail: { slide: frame.slide, step: frame.step } }));
   }
 
   showWords(words) { this.caption?.show(words); }

@@ -23,7 +23,7 @@ function countGaps(indices) {
   return g;
 }
 
-export function layout(t) {
+function layout(t) {
   const longestRow = Math.max(...t.rows.map((r) => r.length), 1);
   const rowW = t.gutter ?? Math.min(150, 14 + longestRow * 11.5);
   const gw = t.box.w - rowW, gh = t.box.h - TITLE_H - COL_H;
