@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+NPM_STAMP := node_modules/.package-lock.json
 
 .PHONY: run test lint bench validate clean
 
@@ -12,6 +13,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# eslint and its config (package.json, pinned in package-lock.json); npm writes this file on install
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+
 ## run: serve the talk on http://127.0.0.1:8000
 run: $(STAMP)
 	$(BIN)/attention-talk serve
@@ -20,8 +25,10 @@ run: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)
+## lint: ruff on the Python, eslint on the player's JavaScript (needs node: npm ci installs eslint)
+lint: $(STAMP) $(NPM_STAMP)
 	$(BIN)/ruff check src tests benchmarks
+	npx --no-install eslint --max-warnings 0 static/js
 
 ## bench: speed tables (never asserts times); HTTP load comes from wrk when installed
 bench: $(STAMP)
@@ -34,4 +41,4 @@ validate: $(STAMP)
 	$(BIN)/attention-talk validate
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis dist build
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis dist build node_modules

@@ -1,5 +1,7 @@
-// The player: the one owner of state. Everything else listens to "stepchange" or calls actions.
+// The player: the one owner of state. Everything else listens to its events or calls actions.
 // State is serializable: {slide, step, paused, overview}; slide and step are 1-based, as in the URL.
+// Events: "stepchange" (a new position), "statechange" (paused or overview) and "close" (Esc: every
+// overlay that is open closes itself; none needs to know about the others).
 
 export class Player extends EventTarget {
   constructor(manifest) {
@@ -8,6 +10,9 @@ export class Player extends EventTarget {
     this.slides = manifest.slides;
     this.state = { slide: 1, step: 1, paused: false, overview: false };
     this.actions = new Map();
+    for (const name of ["next", "prev", "nextSlide", "prevSlide", "first", "last", "close"]) {
+      this.register(name, () => this[name]());
+    }
   }
 
   get slideCount() { return this.slides.length; }
@@ -55,11 +60,16 @@ export class Player extends EventTarget {
     this.dispatchEvent(new CustomEvent("stepchange", { detail: { state, previous: state, source } }));
   }
 
+  /** The position after (slide, step) in the talk, or null at the very end. */
+  following({ slide, step }) {
+    if (step < this.stepsOf(slide)) return { slide, step: step + 1 };
+    if (slide < this.slideCount) return { slide: slide + 1, step: 1 };
+    return null;
+  }
+
   next() {
-    const { slide, step } = this.state;
-    if (step < this.stepsOf(slide)) return this.go(slide, step + 1);
-    if (slide < this.slideCount) return this.go(slide + 1, 1);
-    return false;
+    const to = this.following(this.state);
+    return to ? this.go(to.slide, to.step) : false;
   }
 
   prev() {
@@ -74,6 +84,9 @@ export class Player extends EventTarget {
   first() { return this.go(1, 1); }
   last() { return this.go(this.slideCount, this.stepsOf(this.slideCount)); }
 
+  /** Ask every open overlay (help, overview, jump prompt, derivation panel) to close. */
+  close() { this.dispatchEvent(new Event("close")); }
+
   /** Actions are named so that one key table can drive them (see web/keys.py). */
   register(name, fn) { this.actions.set(name, fn); }
   perform(name, ...args) {
@@ -81,11 +94,5 @@ export class Player extends EventTarget {
     if (!fn) return false;
     fn(...args);
     return true;
-  }
-}
-
-export function registerNavigation(player) {
-  for (const name of ["next", "prev", "nextSlide", "prevSlide", "first", "last"]) {
-    player.register(name, () => player[name]());
   }
 }

@@ -2,7 +2,7 @@
 // The state is the player's `paused` (false, "black" or "white"), so it follows the speaker view.
 // In the speaker view the same state shows as a shade over the "current" preview instead.
 import { Controller } from "./controller.js";
-import { claim, inTextField, isModifierOnly, listenFirst } from "./modal-keys.js";
+import { claim, fieldOwnsKey, isModifierOnly, listenFirst } from "./keys.js";
 
 export class BlackoutController extends Controller {
   constructor(player, host, { label = "" } = {}) {
@@ -42,7 +42,7 @@ export class BlackoutController extends Controller {
   }
 
   onKey(event) {
-    if (!this.player.state.paused || isModifierOnly(event) || inTextField(event)) return;
+    if (!this.player.state.paused || isModifierOnly(event) || fieldOwnsKey(event)) return;
     if (event.ctrlKey || event.metaKey || event.altKey) return; // browser shortcuts still work
     claim(event);
     this.player.set({ paused: false });

@@ -1,5 +1,7 @@
-// The caption bar: the current step's caption (and narration, read from the server-rendered
-// step list) in an aria-live region, so every step is announced to screen readers.
+// The caption bar: the current step's caption (an aria-live region, so every step is announced to
+// screen readers) and its narration, shown on the stage with T or kept for screen readers only.
+// The stage owner hands over each step's words (show): from the step's frame.
+import { renderWords } from "../views/caption.js";
 import { Controller } from "./controller.js";
 
 const STORAGE_KEY = "attention-talk-narration";
@@ -22,10 +24,6 @@ export class CaptionController extends Controller {
     this.root.classList.toggle("narration-on", shown);
     try { localStorage.setItem(STORAGE_KEY, shown ? "1" : "0"); } catch (e) { /* storage off */ }
   }
-  update(state) {
-    const slide = this.player.slides[state.slide - 1];
-    const item = this.root.querySelector(`#slide-${CSS.escape(slide.id)} .step[data-step="${state.step}"]`);
-    this.caption.textContent = item.querySelector(".step-caption").textContent;
-    this.narration.textContent = item.querySelector(".step-narration").textContent;
-  }
+  /** `words`: {caption, narration}, a frame or the manifest's stand-in while the frame loads. */
+  show(words) { renderWords(this.caption, this.narration, words); }
 }

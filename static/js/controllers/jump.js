@@ -1,7 +1,8 @@
 // Jump: G, then a slide number, then Enter. While the number is being typed, digits, Backspace,
 // Enter and Esc belong to this controller; any other key cancels the jump and does its usual job.
+// The player's "close" event cancels it too.
 import { Controller } from "./controller.js";
-import { claim, inTextField, isModifierOnly, listenFirst } from "./modal-keys.js";
+import { claim, fieldOwnsKey, isModifierOnly, listenFirst } from "./keys.js";
 
 export class JumpController extends Controller {
   constructor(player, host) {
@@ -22,10 +23,21 @@ export class JumpController extends Controller {
     this.digits = null; // null: not collecting
     player.register("jump", () => this.start());
     this._onKey = (e) => this.onKey(e);
+    this._onClose = () => { if (this.active) this.cancel(); };
   }
 
-  bind() { super.bind(); this.stopKeys = listenFirst(this._onKey); return this; }
-  unbind() { super.unbind(); this.stopKeys?.(); }
+  bind() {
+    super.bind();
+    this.stopKeys = listenFirst(this._onKey);
+    this.player.addEventListener("close", this._onClose);
+    return this;
+  }
+
+  unbind() {
+    super.unbind();
+    this.stopKeys?.();
+    this.player.removeEventListener("close", this._onClose);
+  }
 
   get active() { return this.digits !== null; }
 
@@ -38,7 +50,7 @@ export class JumpController extends Controller {
   }
 
   onKey(event) {
-    if (!this.active || isModifierOnly(event) || inTextField(event)) return;
+    if (!this.active || isModifierOnly(event) || fieldOwnsKey(event)) return;
     const key = event.key;
     if (/^[0-9]$/.test(key)) {
       claim(event);

@@ -2,11 +2,11 @@
 // the selection, Enter (or a click) jumps there, the current slide is marked. Thumbnails are
 // copies of the slides' own shells with the slide's last step drawn into them, so they show what
 // the audience will see, not a screenshot.
-import { drawFrame } from "../views/stage.js";
+import { STAGE_W } from "../stage-size.js";
+import { drawFrame } from "../views/frame.js";
+import { buildOverview, markOverview } from "../views/overview.js";
 import { Controller } from "./controller.js";
-import { claim, inTextField, listenFirst } from "./modal-keys.js";
-
-const STAGE_W = 1600;
+import { claim, fieldOwnsKey, listenFirst } from "./keys.js";
 
 export class OverviewController extends Controller {
   /** `slidesFrom`: the element holding the slide <section>s to copy; `host`: where the grid goes. */
@@ -24,8 +24,7 @@ export class OverviewController extends Controller {
     this.items = [];
     this.selected = 1;
     player.register("overview", () => this.player.set({ overview: !this.player.state.overview }));
-    const closeOthers = player.actions.get("close");
-    player.register("close", () => { closeOthers?.(); this.player.set({ overview: false }); });
+    this._onClose = () => this.player.set({ overview: false });
     this._onKey = (e) => this.onKey(e);
     this._onState = (e) => this.show(e.detail.state);
     this._onResize = () => this.fit();
@@ -34,6 +33,7 @@ export class OverviewController extends Controller {
   bind() {
     super.bind();
     this.player.addEventListener("statechange", this._onState);
+    this.player.addEventListener("close", this._onClose);
     window.addEventListener("resize", this._onResize);
     this.stopKeys = listenFirst(this._onKey);
     return this;
@@ -42,6 +42,7 @@ export class OverviewController extends Controller {
   unbind() {
     super.unbind();
     this.player.removeEventListener("statechange", this._onState);
+    this.player.removeEventListener("close", this._onClose);
     window.removeEventListener("resize", this._onResize);
     this.stopKeys?.();
   }
@@ -49,49 +50,16 @@ export class OverviewController extends Controller {
   get open() { return !this.panel.hidden; }
 
   build() {
-    const list = document.createElement("ol");
-    list.className = "overview-grid";
-    this.player.slides.forEach((slide, i) => {
-      const n = i + 1;
-      const li = document.createElement("li");
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "overview-item";
-      button.dataset.slide = String(n);
-      button.setAttribute("aria-label", `${n}: ${slide.title}`);
-      const thumb = document.createElement("div");
-      thumb.className = "thumb";
-      thumb.setAttribute("aria-hidden", "true");
-      const stage = document.createElement("div");
-      stage.className = "thumb-stage";
-      const original = this.slidesFrom.querySelector(`[data-slide-id="${CSS.escape(slide.id)}"]`);
-      if (original) {
-        const copy = original.cloneNode(true);
-        copy.removeAttribute("id");
-        copy.classList.add("active");
-        copy.inert = true;
-        stage.appendChild(copy);
-        this.frames.load(slide.id)
-          .then((frames) => drawFrame(copy, frames[frames.length - 1]))
-          .catch((err) => console.warn(err.message));
-      }
-      thumb.appendChild(stage);
-      const title = document.createElement("span");
-      title.className = "thumb-title";
-      const num = document.createElement("span");
-      num.className = "thumb-number";
-      num.textContent = String(n);
-      title.append(num, document.createTextNode(slide.title));
-      button.append(thumb, title);
-      button.addEventListener("click", () => this.choose(n));
-      li.appendChild(button);
-      list.appendChild(li);
-      this.items.push(button);
+    const built = buildOverview(this.panel, this.player.slides, this.slidesFrom);
+    built.forEach(({ button, copy }, i) => {
+      const slide = this.player.slides[i];
+      button.addEventListener("click", () => this.choose(i + 1));
+      if (!copy) return;
+      this.frames.load(slide.id)
+        .then((frames) => drawFrame(copy, frames[frames.length - 1]))
+        .catch((err) => console.warn(err.message));
     });
-    const hint = document.createElement("p");
-    hint.className = "overview-hint";
-    hint.textContent = "Overview · arrows move · Enter goes there · Esc or O returns";
-    this.panel.append(hint, list);
+    this.items = built.map(({ button }) => button);
   }
 
   fit() {
@@ -111,17 +79,12 @@ export class OverviewController extends Controller {
   }
 
   update(state) {
-    for (const item of this.items) {
-      const current = Number(item.dataset.slide) === state.slide;
-      item.classList.toggle("current", current);
-      if (current) item.setAttribute("aria-current", "step");
-      else item.removeAttribute("aria-current");
-    }
+    markOverview(this.items, { current: state.slide });
   }
 
   select(n) {
     this.selected = Math.min(Math.max(1, n), this.items.length);
-    for (const item of this.items) item.classList.toggle("selected", Number(item.dataset.slide) === this.selected);
+    markOverview(this.items, { selected: this.selected });
     const el = this.items[this.selected - 1];
     el.focus({ preventScroll: true });
     el.scrollIntoView({ block: "nearest" });
@@ -139,7 +102,7 @@ export class OverviewController extends Controller {
   }
 
   onKey(event) {
-    if (!this.player.state.overview || inTextField(event)) return;
+    if (!this.player.state.overview || fieldOwnsKey(event)) return;
     if (event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
     const moves = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: this.columns(), ArrowUp: -this.columns() };
     if (event.key in moves) {

@@ -1,7 +1,7 @@
 // S opens the speaker view in a second window (or brings it to the front if it is already open).
 import { Controller } from "./controller.js";
 
-export function presenterUrl(deckId) {
+function presenterUrl(deckId) {
   return `/talk/${encodeURIComponent(deckId)}/presenter`;
 }
 

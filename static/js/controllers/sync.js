@@ -6,7 +6,7 @@
 // "sync" and are never sent back.
 import { Controller } from "./controller.js";
 
-export const channelName = (deckId) => `attention-talk:${deckId}`;
+const channelName = (deckId) => `attention-talk:${deckId}`;
 
 export class SyncController extends Controller {
   constructor(player, { channel = null } = {}) {

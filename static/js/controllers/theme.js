@@ -1,5 +1,5 @@
 // Dark or light: "D" swaps the colour scheme (a projector in a bright room wants light) and the
-// choice is kept for the next visit; boot.js applies it before the first paint.
+// choice is kept for the next visit; prepaint.js applies it before the first paint.
 import { Controller } from "./controller.js";
 
 const STORAGE_KEY = "attention-talk-theme";

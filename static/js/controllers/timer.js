@@ -4,7 +4,7 @@ import { Controller } from "./controller.js";
 
 const STALE_MS = 12 * 3600 * 1000; // a timer left from another day starts afresh
 
-export function formatElapsed(ms) {
+function formatElapsed(ms) {
   const s = Math.max(0, Math.floor(ms / 1000));
   const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
   const mm = h ? String(m).padStart(2, "0") : String(m);

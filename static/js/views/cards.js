@@ -10,7 +10,7 @@ function el(tag, cls, text, parent) {
   return e;
 }
 
-export function render(root, widget) {
+function render(root, widget) {
   const { cards = [], columns = 3, arrows = false, active = null } = widget.data;
   root.replaceChildren();
   const grid = el("div", `cards${arrows ? " with-arrows" : ""}`, null, root);

@@ -1,5 +1,5 @@
 // Counter chips (e.g. FLOPs per token) in the slide header, each with its formula and source.
-import { formatCount } from "./format.js";
+import { count } from "../format.js";
 
 export function renderCounters(box, counters) {
   if (!box) return;
@@ -17,7 +17,7 @@ export function renderCounters(box, counters) {
       box.appendChild(el);
     }
     el.children[0].textContent = c.label;
-    el.children[1].textContent = `${formatCount(c.value)}${c.unit ? ` ${c.unit}` : ""}`;
+    el.children[1].textContent = `${count(c.value)}${c.unit ? ` ${c.unit}` : ""}`;
     el.title = `${c.formula}\nSource: ${c.source}`;
   }
   for (const el of existing.values()) el.remove();

@@ -1,7 +1,7 @@
 // The query as a dense layer: a few of the inputs on the left, a few of the outputs on the
 // right, and the connections between them (one neuron's fan-in highlighted).
-import { formatCount, formatNumber, svg } from "./format.js";
-import { label, surface } from "./svgbox.js";
+import { count, number } from "../format.js";
+import { label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
 function column(items, n, x, top, bottom) {
@@ -28,9 +28,9 @@ function render(el, w) {
   const node = (p, cls) => {
     const g = svg("g", { class: `dense-node ${cls}` }, root);
     svg("circle", { cx: p.x, cy: p.y, r: 26 }, g);
-    label(g, formatNumber(p.value, 2), { x: cls === "in" ? p.x - 40 : p.x + 40, y: p.y,
+    label(g, number(p.value, 2), { x: cls === "in" ? p.x - 40 : p.x + 40, y: p.y,
       "text-anchor": cls === "in" ? "end" : "start", "dominant-baseline": "central", class: "dense-value" });
-    label(g, formatCount(p.index), { x: p.x, y: p.y, "text-anchor": "middle", "dominant-baseline": "central",
+    label(g, count(p.index), { x: p.x, y: p.y, "text-anchor": "middle", "dominant-baseline": "central",
       class: "dense-index" });
   };
   left.forEach((p) => node(p, "in"));
@@ -39,8 +39,8 @@ function render(el, w) {
   const gapOut = (right[right.length - 2].y + right[right.length - 1].y) / 2;
   label(root, "⋮", { class: "diagram-big", x: 200, y: gapIn + 10, "text-anchor": "middle" });
   label(root, "⋮", { class: "diagram-big", x: W - 220, y: gapOut + 10, "text-anchor": "middle" });
-  label(root, `“${token}”: ${formatCount(n_in)} inputs`, { class: "diagram-title kind-input", x: 200, y: 40, "text-anchor": "middle" });
-  label(root, `question: ${formatCount(n_out)} outputs`, { class: "diagram-title kind-query", x: W - 220, y: 40, "text-anchor": "middle" });
+  label(root, `“${token}”: ${count(n_in)} inputs`, { class: "diagram-title kind-input", x: 200, y: 40, "text-anchor": "middle" });
+  label(root, `question: ${count(n_out)} outputs`, { class: "diagram-title kind-query", x: W - 220, y: 40, "text-anchor": "middle" });
 }
 
 registerWidget("dense", render);

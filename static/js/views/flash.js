@@ -1,7 +1,8 @@
 // "flash": FlashAttention tile by tile, from engine.flash_attend. Left: the n × n map as tiles,
 // the current tile showing its scores S. Right: each query row's running max m, sum ℓ and output O
 // as they stand after the current tile (taken from the latest tile that covered the row).
-import { formatNumber, svg } from "./format.js";
+import { number, vector } from "../format.js";
+import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
 function stateAfter(data, upto) {
@@ -37,7 +38,7 @@ registerWidget("flash", (root, widget) => {
   if (!d.final) {
     cur.s.forEach((row, i) => row.forEach((v, j) => {
       svg("text", { class: "flash-s", x: ox + (cur.cols[0] + j + 0.5) * cell, y: oy + (cur.rows[0] + i + 0.5) * cell,
-        "text-anchor": "middle", "dominant-baseline": "central" }, s).textContent = formatNumber(v, 2);
+        "text-anchor": "middle", "dominant-baseline": "central" }, s).textContent = number(v, 2);
     }));
   }
   root.appendChild(s);
@@ -56,21 +57,21 @@ registerWidget("flash", (root, widget) => {
   for (const c of cols) { const th = document.createElement("th"); th.textContent = c; tr.appendChild(th); }
   const body = table.createTBody();
   const rows = stateAfter(d, d.final ? d.tiles.length - 1 : d.current);
-  const vec = (v) => `[${v.map((x) => formatNumber(x, 3)).join(", ")}]`;
+  const vec = (v) => vector(v, 3);
   d.tokens.forEach((tok, r) => {
     const row = body.insertRow();
     const st = rows[r];
     row.className = st && st.fresh && !d.final ? "fresh" : "";
     const cells = d.final ? [tok, vec(st.o), vec(d.exact[r])]
-      : [tok, st ? formatNumber(st.m, 3) : "−∞", st ? formatNumber(st.l, 3) : "0", st ? vec(st.o) : "—"];
+      : [tok, st ? number(st.m, 3) : "−∞", st ? number(st.l, 3) : "0", st ? vec(st.o) : "—"];
     cells.forEach((text) => { row.insertCell().textContent = text; });
   });
   panel.appendChild(table);
   if (!d.final) {
     const p = document.createElement("p");
     p.className = "flash-note";
-    p.textContent = `this tile: m̃ = rowmax S = [${cur.m_tilde.map((x) => formatNumber(x, 2)).join(", ")}], `
-      + `ℓ̃ = rowsum exp(S − m̃) = [${cur.l_tilde.map((x) => formatNumber(x, 2)).join(", ")}]`;
+    p.textContent = `this tile: m̃ = rowmax S = ${vector(cur.m_tilde, 2)}, `
+      + `ℓ̃ = rowsum exp(S − m̃) = ${vector(cur.l_tilde, 2)}`;
     panel.appendChild(p);
   }
   root.appendChild(panel);

@@ -1,11 +1,8 @@
 // The whole attention operation on one screen, every shape read from the computed arrays;
 // optionally the box that makes it one head.
-import { formatCount, svg } from "./format.js";
-import { defs } from "./stack.js";
-import { label, surface } from "./svgbox.js";
+import { shape } from "../format.js";
+import { arrowDefs, label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
-
-const shape = (s) => s.map(formatCount).join(" × ");
 
 function node(parent, x, y, w, h, name, dims, kind) {
   const g = svg("g", { class: `flow-node kind-${kind}` }, parent);
@@ -25,7 +22,7 @@ function render(el, w) {
   const W = w.box.w, H = w.box.h;
   const root = surface(el, W, H);
   root.replaceChildren();
-  defs(root);
+  arrowDefs(root);
   const nw = 150, nh = 78, mid = H / 2 + 20;
   const X = node(root, 10, mid - nh / 2, nw, nh, "X", shape(d.X), "input");
   const rowsY = [mid - 190, mid - nh / 2, mid + 112];

@@ -1,15 +1,8 @@
 // The map grows with the square of the context: each doubling makes the old map one quarter of
 // the new one. Every figure comes from the frame (the cost model); the slider only picks a row.
-import { formatCount, svg } from "./format.js";
-import { label, surface } from "./svgbox.js";
+import { bytes, count, number } from "../format.js";
+import { label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
-
-export function formatBytes(bytes) {
-  const units = ["bytes", "kB", "MB", "GB", "TB"];
-  let v = bytes, u = 0;
-  while (v >= 1000 && u < units.length - 1) { v /= 1000; u++; }
-  return u === 0 ? `${formatCount(v)} bytes` : `${v.toPrecision(3)} ${units[u]}`;
-}
 
 function drawSquare(root, sizes, index, S, x0, y0) {
   root.replaceChildren();
@@ -27,13 +20,66 @@ function drawSquare(root, sizes, index, S, x0, y0) {
     const prev = sizes[index - 1];
     const ratio = prev.n / cur.n;  // 1/2 for a doubling
     svg("rect", { class: "growth-prev", x: x0, y: y0, width: S * ratio, height: S * ratio }, root);
-    label(root, `${formatCount(prev.n)} × ${formatCount(prev.n)}`, { class: "growth-prev-label",
+    label(root, `${count(prev.n)} × ${count(prev.n)}`, { class: "growth-prev-label",
       x: x0 + (S * ratio) / 2, y: y0 + (S * ratio) / 2, "text-anchor": "middle", "dominant-baseline": "central" });
     svg("line", { class: "growth-grid", x1: x0 + S * ratio, y1: y0, x2: x0 + S * ratio, y2: y0 + S }, root);
     svg("line", { class: "growth-grid", x1: x0, y1: y0 + S * ratio, x2: x0 + S, y2: y0 + S * ratio }, root);
   }
-  label(root, `${formatCount(cur.n)} × ${formatCount(cur.n)}`, { class: "growth-label", x: x0 + S / 2, y: y0 - 16,
+  label(root, `${count(cur.n)} × ${count(cur.n)}`, { class: "growth-label", x: x0 + S / 2, y: y0 - 16,
     "text-anchor": "middle" });
+}
+
+const ROWS = [
+  ["context n", (s) => `${count(s.n)} tokens`],
+  ["cells in the map (one head)", (s) => count(s.cells)],
+  ["memory for one head's map", (s) => bytes(s.bytes)],
+  ["QKᵀ + weights×V FLOPs per token", (s) => count(s.context_flops)],
+  ["projection FLOPs per token", (s) => count(s.projection_flops)],
+];
+
+/** The figures of one size: a <dl> of ROWS and the ratio to the previous size. */
+function figures(panel) {
+  const dl = document.createElement("dl");
+  const values = ROWS.map(([name]) => {
+    const dt = document.createElement("dt");
+    dt.textContent = name;
+    const dd = document.createElement("dd");
+    dl.append(dt, dd);
+    return dd;
+  });
+  panel.appendChild(dl);
+  const ratio = document.createElement("p");
+  ratio.className = "growth-ratio";
+  panel.appendChild(ratio);
+  return { values, ratio };
+}
+
+function button(text, name) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = text;
+  b.setAttribute("aria-label", name);
+  return b;
+}
+
+/** − slider +: `move(f)` sets the index to f(index), clamped to 0…last. Returns the slider. */
+function controls(panel, last, move) {
+  const box = document.createElement("div");
+  box.className = "growth-controls";
+  const minus = button("−", "Halve the context"), plus = button("+", "Double the context");
+  const slider = document.createElement("input");
+  slider.type = "range";
+  slider.min = "0";
+  slider.max = String(last);
+  slider.step = "1";
+  slider.setAttribute("aria-label", "Context length");
+  const clamp = (i) => Math.max(0, Math.min(last, i));
+  minus.addEventListener("click", () => move((i) => clamp(i - 1)));
+  plus.addEventListener("click", () => move((i) => clamp(i + 1)));
+  slider.addEventListener("input", () => move(() => Number(slider.value)));
+  box.append(minus, slider, plus);
+  panel.appendChild(box);
+  return slider;
 }
 
 function render(el, w) {
@@ -47,64 +93,24 @@ function render(el, w) {
   const panel = document.createElement("div");
   panel.className = "growth-panel";
   el.appendChild(panel);
-  const rows = [
-    ["context n", (s) => `${formatCount(s.n)} tokens`],
-    ["cells in the map (one head)", (s) => formatCount(s.cells)],
-    ["memory for one head's map", (s) => formatBytes(s.bytes)],
-    ["QKᵀ + weights×V FLOPs per token", (s) => formatCount(s.context_flops)],
-    ["projection FLOPs per token", (s) => formatCount(s.projection_flops)],
-  ];
-  const dl = document.createElement("dl");
-  const values = rows.map(([name]) => {
-    const dt = document.createElement("dt");
-    dt.textContent = name;
-    const dd = document.createElement("dd");
-    dl.append(dt, dd);
-    return dd;
-  });
-  panel.appendChild(dl);
-  const ratio = document.createElement("p");
-  ratio.className = "growth-ratio";
-  panel.appendChild(ratio);
+  const { values, ratio } = figures(panel);
   let slider = null;
   const update = () => {
     const s = sizes[index];
-    rows.forEach(([, f], i) => { values[i].textContent = f(s); });
+    ROWS.forEach(([, f], i) => { values[i].textContent = f(s); });
     values[1].title = s.cells_formula;
     values[2].title = s.bytes_formula;
     values[3].title = s.context_formula;
     ratio.textContent = index > 0
-      ? `${formatCount(s.cells)} ÷ ${formatCount(sizes[index - 1].cells)} = ${(s.cells / sizes[index - 1].cells).toFixed(2)}× the cells`
+      ? `${count(s.cells)} ÷ ${count(sizes[index - 1].cells)} = ${number(s.cells / sizes[index - 1].cells, 2)}× the cells`
       : "one score per pair of tokens";
     drawSquare(root, sizes, index, S, 40, 60);
     if (slider) {
       slider.value = String(index);
-      slider.setAttribute("aria-valuetext", `${formatCount(s.n)} tokens`);
+      slider.setAttribute("aria-valuetext", `${count(s.n)} tokens`);
     }
   };
-  if (interactive) {
-    const controls = document.createElement("div");
-    controls.className = "growth-controls";
-    const minus = document.createElement("button");
-    minus.type = "button";
-    minus.textContent = "−";
-    minus.setAttribute("aria-label", "Halve the context");
-    const plus = document.createElement("button");
-    plus.type = "button";
-    plus.textContent = "+";
-    plus.setAttribute("aria-label", "Double the context");
-    slider = document.createElement("input");
-    slider.type = "range";
-    slider.min = "0";
-    slider.max = String(sizes.length - 1);
-    slider.step = "1";
-    slider.setAttribute("aria-label", "Context length");
-    minus.addEventListener("click", () => { index = Math.max(0, index - 1); update(); });
-    plus.addEventListener("click", () => { index = Math.min(sizes.length - 1, index + 1); update(); });
-    slider.addEventListener("input", () => { index = Number(slider.value); update(); });
-    controls.append(minus, slider, plus);
-    panel.appendChild(controls);
-  }
+  if (interactive) slider = controls(panel, sizes.length - 1, (f) => { index = f(index); update(); });
   update();
 }
 

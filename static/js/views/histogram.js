@@ -1,6 +1,7 @@
 // "histogram": one or more series {label, edges, counts, kind, stat}, each on its own axis so raw
 // and scaled scores can be compared by shape. Counts are computed by the frame builder.
-import { formatNumber, svg } from "./format.js";
+import { number } from "../format.js";
+import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
 registerWidget("histogram", (root, widget) => {
@@ -22,7 +23,7 @@ registerWidget("histogram", (root, widget) => {
     const ticks = [0, Math.floor(s.counts.length / 2), s.counts.length];
     for (const t of ticks) {
       svg("text", { class: "hist-tick", x: left + t * bw, y: top + h + 26, "text-anchor": "middle" }, g)
-        .textContent = formatNumber(s.edges[t], 0);
+        .textContent = number(s.edges[t], 0);
     }
   });
   root.appendChild(plot);

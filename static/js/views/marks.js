@@ -1,5 +1,5 @@
 // Operators between matrices (×, =, +, ÷ 11.31): large SVG text keyed by id, fading in and out.
-import { svg } from "./format.js";
+import { svg } from "./dom.js";
 
 export function renderSymbols(canvas, symbols) {
   if (!canvas) return;

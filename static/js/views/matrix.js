@@ -1,6 +1,7 @@
 // Draws a frame's tensors as SVG matrices. Tensors are keyed by name: one that stays from a step
 // to the next moves and recolours (CSS transitions); a new one fades in; a gone one fades out.
-import { formatNumber, reducedMotion, svg } from "./format.js";
+import { number, shape } from "../format.js";
+import { reducedMotion, svg } from "./dom.js";
 
 const TITLE_H = 34, COL_H = 28, GAP = 0.6, MAX_CW = 112, MAX_CH = 58;
 
@@ -22,13 +23,13 @@ function countGaps(indices) {
   return g;
 }
 
-export function layout(t) {
+function layout(t) {
   const longestRow = Math.max(...t.rows.map((r) => r.length), 1);
   const rowW = t.gutter ?? Math.min(150, 14 + longestRow * 11.5);
   const gw = t.box.w - rowW, gh = t.box.h - TITLE_H - COL_H;
   const cw = Math.min(MAX_CW, gw / (t.cols.length + GAP * countGaps(t.col_index)));
   const ch = Math.min(MAX_CH, gh / (t.rows.length + GAP * countGaps(t.row_index)));
-  const longestValue = Math.max(...t.values.flat().map((v) => formatNumber(v, t.digits).length), 1);
+  const longestValue = Math.max(...t.values.flat().map((v) => number(v, t.digits).length), 1);
   const font = Math.max(9, Math.min(ch * 0.5, (cw - 8) / (longestValue * 0.7), 24));
   return { rowW, cw, ch, font, cols: positions(t.col_index, cw), rows: positions(t.row_index, ch) };
 }
@@ -51,17 +52,12 @@ function highlightSets(t) {
   };
 }
 
-function shapeText(shape) {
-  return shape.map((n) => n.toLocaleString("en-US")).join(" × ");
-}
-
 /** Build (or rebuild) the inside of a tensor group. */
 function buildTensor(g, t, L) {
   g.replaceChildren();
   const title = svg("text", { class: `tensor-title kind-${t.kind}`, x: 0, y: 24 }, g);
   title.textContent = t.label;
-  const shape = svg("tspan", { class: "tensor-shape", dx: 14 }, title);
-  shape.textContent = shapeText(t.shape);
+  svg("tspan", { class: "tensor-shape", dx: 14 }, title).textContent = shape(t.shape);
   const tokenCols = t.cols.some((c) => /[^\d,]/.test(c));
   const tokenRows = t.rows.some((r) => /[^\d,]/.test(r));
   const gx = L.rowW, gy = TITLE_H + COL_H;
@@ -117,7 +113,7 @@ function fillTensor(g, t, L, animate) {
     cell.style.setProperty("--a", alphaOf(t, v, range).toFixed(3));
     // The mask sweeps in along the diagonal; everything else changes together.
     cell.style.transitionDelay = animate && masked && !wasMasked ? `${(c - r) * 45}ms` : "0ms";
-    cell.querySelector("text").textContent = formatNumber(v, t.digits);
+    cell.querySelector("text").textContent = number(v, t.digits);
   }));
   g.querySelectorAll(".axis-label.row").forEach((el) =>
     el.classList.toggle("hl", hl.rows.has(Number(el.dataset.r))));

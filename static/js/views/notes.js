@@ -1,5 +1,5 @@
 // Annotations computed by the frame builder, drawn as HTML boxes on the stage.
-import { reducedMotion } from "./format.js";
+import { reducedMotion } from "./dom.js";
 
 export function renderNotes(layer, notes) {
   const existing = new Map([...layer.querySelectorAll(":scope > .note")].map((el) => [el.dataset.note, el]));

@@ -1,7 +1,8 @@
 // "rnn": an encoder–decoder diagram. The RNN reads source tokens into h₁…hₙ; in "bottleneck"
 // mode the decoder gets only c = hₙ; in "attention" mode every state feeds the focus output word
 // with a line whose width follows its (computed) weight.
-import { formatNumber, svg } from "./format.js";
+import { number } from "../format.js";
+import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
 registerWidget("rnn", (root, widget) => {
@@ -38,7 +39,7 @@ registerWidget("rnn", (root, widget) => {
     weights.forEach((w, j) => {
       line(xs[j], 134, dx[focus], 222, "rnn-attn", 2 + 16 * w);
       const t = svg("text", { class: "rnn-weight", x: xs[j] - 70, y: 160 }, s);
-      t.textContent = `α = ${formatNumber(w, 2)}`;
+      t.textContent = `α = ${number(w, 2)}`;
     });
   }
   root.appendChild(s);

@@ -1,21 +1,20 @@
 // "slider": pick a context length n from a fixed list; show the pair count and memory computed
 // for each n by the cost model (engine.costs), with their formulas. No arithmetic here.
-import { formatCount } from "./format.js";
+import { bytes, count } from "../format.js";
 import { registerWidget } from "./widgets.js";
 
-function bytes(b) {
-  const units = [["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
-  for (const [u, v] of units) if (b >= v) return `${formatCount(b)} bytes (${(b / v).toFixed(1)} ${u})`;
-  return `${formatCount(b)} bytes`;
+/** Exact, then short: "1,207,959,552 bytes (1.21 GB)". */
+function memory(b) {
+  return b >= 1000 ? `${count(b)} bytes (${bytes(b)})` : bytes(b);
 }
 
 function show(root, data, i) {
   const o = data.options[i];
-  root.querySelector(".slider-n").textContent = `n = ${formatCount(o.n)}`;
+  root.querySelector(".slider-n").textContent = `n = ${count(o.n)}`;
   const rows = [
-    ["pairs scored, one head", formatCount(o.cells), o.cells_formula],
-    ["map memory, one head (bf16)", bytes(o.bytes), o.bytes_formula],
-    [`map memory, ${data.heads} heads`, bytes(o.all_heads_bytes), `${data.heads} × one head`],
+    ["pairs scored, one head", count(o.cells), o.cells_formula],
+    ["map memory, one head (bf16)", memory(o.bytes), o.bytes_formula],
+    [`map memory, ${data.heads} heads`, memory(o.all_heads_bytes), `${data.heads} × one head`],
   ];
   root.querySelectorAll(".slider-out").forEach((el, k) => {
     el.querySelector(".out-label").textContent = rows[k][0];

@@ -1,7 +1,7 @@
 // The model as a stack of blocks (tokens in, next token out); zoomed, the first block opens to
 // show attention and the feed-forward part reading from and adding to the residual stream.
-import { formatCount, svg } from "./format.js";
-import { label, surface } from "./svgbox.js";
+import { count } from "../format.js";
+import { arrowDefs, label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
 function box(parent, x, y, w, h, text, cls = "") {
@@ -15,24 +15,16 @@ function arrow(parent, x1, y1, x2, y2, cls = "") {
   svg("line", { class: `diagram-arrow ${cls}`, x1, y1, x2, y2, "marker-end": "url(#arrowhead)" }, parent);
 }
 
-export function defs(root) {
-  if (root.querySelector("#arrowhead")) return;
-  const d = svg("defs", {}, root);
-  const m = svg("marker", { id: "arrowhead", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7,
-    markerHeight: 7, orient: "auto-start-reverse" }, d);
-  svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }, m);
-}
-
 function render(el, w) {
   const { layers, d_model, tokens, zoom } = w.data;
   const W = w.box.w, H = w.box.h;
   const root = surface(el, W, H);
   root.replaceChildren();
-  defs(root);
+  arrowDefs(root);
   const stack = svg("g", { class: `stack${zoom ? " zoomed" : ""}` }, root);
   const sx = zoom ? 30 : (W - 460) / 2, colW = 460;
   label(stack, `“${tokens.join(" ")}”`, { class: "diagram-small", x: sx + colW / 2, y: H - 10, "text-anchor": "middle" });
-  box(stack, sx, H - 100, colW, 56, `embedding: each token → ${formatCount(d_model)} numbers`, "input");
+  box(stack, sx, H - 100, colW, 56, `embedding: each token → ${count(d_model)} numbers`, "input");
   const blockH = 50, gap = 12;
   const shown = [1, 2, 3, null, layers];
   let y = H - 100 - gap - blockH;

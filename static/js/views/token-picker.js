@@ -1,13 +1,17 @@
-// "token-picker": choose a query token (click, keys 1–9, Tab / Shift+Tab) and show its row of
-// attention weights with the row sum. Every row is precomputed by the frame builder; the view only
-// picks one. Keys are handled only while the picker's slide is the active one.
+// "token-picker": choose a query token (click, or keys 1–9, Tab / Shift+Tab through the talk's
+// TokenPickerKeys controller) and show its row of attention weights with the row sum. Every row is
+// precomputed by the frame builder; the view only picks one.
 import { drawBars } from "./weight-bars.js";
 import { registerWidget } from "./widgets.js";
 
-let gPendingUntil = 0; // the player's "G then number" jump owns digits right after G
+const dataOf = (root) => JSON.parse(root.dataset.picker);
 
-function select(root, index) {
-  const data = JSON.parse(root.dataset.picker);
+/** How many tokens the picker `root` offers. */
+export function tokenCount(root) { return dataOf(root).tokens.length; }
+
+/** Select token `index` (clamped) of the picker `root` and draw its row. */
+export function selectToken(root, index) {
+  const data = dataOf(root);
   const i = Math.max(0, Math.min(data.tokens.length - 1, index));
   root.dataset.selected = String(i);
   root.querySelectorAll(".picker-token").forEach((b, k) => {
@@ -37,35 +41,12 @@ registerWidget("token-picker", (root, widget) => {
     key.className = "picker-key";
     key.textContent = i < 9 ? String(i + 1) : "";
     b.append(key, document.createTextNode(tok));
-    b.addEventListener("click", () => select(root, i));
+    b.addEventListener("click", () => selectToken(root, i));
     bar.appendChild(b);
   });
   const bars = document.createElement("div");
   bars.className = "picker-bars";
   bars.setAttribute("aria-live", "polite");
   root.append(bar, bars);
-  select(root, widget.data.selected ?? 0);
-});
-
-document.addEventListener("keydown", (event) => {
-  if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.key === "g" || event.key === "G") { gPendingUntil = Date.now() + 2000; return; }
-  const root = document.querySelector(".slide.active .widget-token-picker");
-  if (!root) return;
-  const t = event.target;
-  if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
-  const current = Number(root.dataset.selected || 0);
-  if (/^[1-9]$/.test(event.key)) {
-    if (Date.now() < gPendingUntil) return;
-    const n = Number(event.key) - 1;
-    if (n >= JSON.parse(root.dataset.picker).tokens.length) return;
-    select(root, n);
-    event.stopPropagation();
-  } else if (event.key === "Tab" && (t === document.body || root.contains(t))) {
-    const count = JSON.parse(root.dataset.picker).tokens.length;
-    select(root, (current + (event.shiftKey ? count - 1 : 1)) % count);
-    root.querySelectorAll(".picker-token")[Number(root.dataset.selected)].focus({ preventScroll: true });
-    event.preventDefault();
-    event.stopPropagation();
-  }
+  selectToken(root, widget.data.selected ?? 0);
 });

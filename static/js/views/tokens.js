@@ -1,7 +1,6 @@
 // A sentence as a row of token chips; the focus token is marked, and optional arcs link it to
 // the others (their strength comes from the frame; no numbers are drawn here).
-import { svg } from "./format.js";
-import { label, surface } from "./svgbox.js";
+import { label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
 function render(el, w) {

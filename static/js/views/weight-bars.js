@@ -1,6 +1,6 @@
 // "weight-bars": one labelled bar per value (e.g. a row of attention weights), with the row's sum when
 // given. Values arrive computed; the view only scales bar lengths to the largest value.
-import { formatNumber } from "./format.js";
+import { number } from "../format.js";
 import { registerWidget } from "./widgets.js";
 
 export function drawBars(root, { title, labels, values, digits = 3, highlight = null, sum = null,
@@ -29,7 +29,7 @@ export function drawBars(root, { title, labels, values, digits = 3, highlight = 
     track.appendChild(fill);
     const value = document.createElement("span");
     value.className = "wb-value";
-    value.textContent = valueLabels ? valueLabels[i] : formatNumber(v, digits);
+    value.textContent = valueLabels ? valueLabels[i] : number(v, digits);
     row.append(label, track, value);
     list.appendChild(row);
   });
@@ -37,7 +37,7 @@ export function drawBars(root, { title, labels, values, digits = 3, highlight = 
   if (sum !== null && sum !== undefined) {
     const total = document.createElement("p");
     total.className = "wb-sum";
-    total.textContent = `row sum ${formatNumber(sum, 3)}`;
+    total.textContent = `row sum ${number(sum, 3)}`;
     root.appendChild(total);
   }
 }

@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from attention_talk.frames.model import STAGE_H, STAGE_W
 from attention_talk.paths import data_dir
 from attention_talk.web.deps import DeckDep, StoreDep
 from attention_talk.web.keys import KEYS, PRESENTER_KEYS
@@ -16,6 +17,8 @@ from attention_talk.web.store import manifest
 
 router = APIRouter(default_response_class=HTMLResponse)
 templates = Jinja2Templates(directory=str(data_dir("templates")))
+# The stage size, one source for the page (base.html) and the canvas viewBox (slides/matrix.html).
+templates.env.globals.update(stage_w=STAGE_W, stage_h=STAGE_H)
 
 
 @router.get("/", include_in_schema=False)

@@ -1,0 +1,75 @@
+// The stage owner: on every step change it shows the step's slide, keeps the root's data-slide /
+// data-step in step with the player, and applies the step's frame: the drawing (views/frame.js),
+// the caption and narration (the frame is their one source), and the cells the derivation panel
+// can explain. It also scales the stage to the window.
+import { STAGE_H, STAGE_W } from "../stage-size.js";
+import { drawFrame } from "../views/frame.js";
+import { Controller } from "./controller.js";
+
+/** A step's words while its frame is still on the way: the manifest's caption, no narration yet. */
+function standIn(slide, step) {
+  return { caption: slide.captions[step - 1] ?? "", narration: "" };
+}
+
+export class StageController extends Controller {
+  /** `caption` shows a step's words, `derivations` explains its cells; both optional. */
+  constructor(player, root, frames, { caption = null, derivations = null } = {}) {
+    super(player);
+    this.root = root;
+    this.frames = frames;
+    this.caption = caption;
+    this.derivations = derivations;
+    this.stage = root.querySelector(".stage");
+    this._onResize = () => this.fit();
+  }
+
+  bind() {
+    super.bind();
+    window.addEventListener("resize", this._onResize);
+    this.fit();
+    return this;
+  }
+
+  unbind() { super.unbind(); window.removeEventListener("resize", this._onResize); }
+
+  fit() {
+    const scale = Math.min(window.innerWidth / STAGE_W, window.innerHeight / STAGE_H);
+    this.stage.style.setProperty("--stage-scale", String(scale));
+  }
+
+  section(slideId) { return this.stage.querySelector(`.slide[data-slide-id="${CSS.escape(slideId)}"]`); }
+
+  update(state) {
+    const slide = this.player.slides[state.slide - 1];
+    this.root.dataset.slide = slide.id;
+    this.root.dataset.step = String(state.step);
+    for (const s of this.stage.querySelectorAll(".slide.active")) {
+      if (s.dataset.slideId !== slide.id) s.classList.remove("active");
+    }
+    const section = this.section(slide.id);
+    section.classList.add("active");
+    // A control left focused on a slide that is no longer shown must not keep the keys.
+    const focused = document.activeElement;
+    if (focused && focused !== document.body && focused.closest(".slide") && !section.contains(focused)) focused.blur();
+    const frame = this.frames.peek(slide.id, state.step);
+    if (frame) { this.apply(section, frame); return; }
+    this.showWords(standIn(slide, state.step));
+    this.frames.load(slide.id).then(() => {
+      const now = this.player.state;
+      if (now.slide === state.slide && now.step === state.step) {
+        this.apply(section, this.frames.peek(slide.id, state.step));
+      }
+    }).catch((err) => console.warn(err.message));
+  }
+
+  /** Everything a step's frame decides, in one place; then "framedrawn" on the root, for whoever
+   * measures it (benchmarks/keypaint.py). */
+  apply(section, frame) {
+    drawFrame(section, frame);
+    this.showWords(frame);
+    this.derivations?.attach(section, frame);
+    this.root.dispatchEvent(new CustomEvent("framedrawn", { detail: { slide: frame.slide, step: frame.step } }));
+  }
+
+  showWords(words) { this.caption?.show(words); }
+}
