@@ -31,6 +31,16 @@ export default [
     },
   },
   {
+    // lib/ holds leaf utilities used by every folder: they import nothing of ours outside lib/.
+    files: ["static/js/lib/**/*.js"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{
+        group: ["../*", "!../lib/*"],
+        message: "lib/ modules are leaves: everything may import them, they import only each other",
+      }] }],
+    },
+  },
+  {
     // Classic scripts (not modules): run before first paint, or start Swagger UI.
     files: ["static/js/prepaint.js", "static/js/docs.js"],
     languageOptions: { sourceType: "script" },

@@ -1,5 +1,5 @@
 """One number formatter on both sides: Python's ``attention_talk.formatting`` and the player's
-``static/js/format.js`` must write every number alike (real minus, no −0, −∞ for a masked score,
+``static/js/lib/format.js`` must write every number alike (real minus, no −0, −∞ for a masked score,
 ties away from zero, thousands separators). The JS side runs in node, one process per test."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def encode(x):
 
 
 def run_js(calls: list[tuple[str, list]]) -> list[str]:
-    """Run ``[(name, args), ...]`` through static/js/format.js in one node process."""
+    """Run ``[(name, args), ...]`` through static/js/lib/format.js in one node process."""
     assert NODE, "node is needed to check the player's formatter (apt-get install nodejs)"
     payload = [[name, [[encode(v) for v in a] if isinstance(a, list) else encode(a) for a in args]]
                for name, args in calls]
@@ -117,3 +117,18 @@ def test_random_counts_agree() -> None:
     js = run_js([("count", [x]) for x in samples])
     bad = [(x, count(x), got) for x, got in zip(samples, js, strict=True) if count(x) != got]
     assert bad == [], bad[:10]
+
+
+def test_python_handles_any_double() -> None:
+    """No overflow for huge values (Decimal quantize runs with enough precision)."""
+    assert number(-1e25, 0) == "−10000000000000000905969664"
+    assert count(1e300).startswith("1,000,000,000,000,000,052")
+    assert number(1.7976931348623157e308, 0).startswith("17976931348623157")
+
+
+def test_scientific_uses_a_real_minus_and_superscripts() -> None:
+    from attention_talk.formatting import scientific
+
+    assert scientific(1.6e-15) == "1.6 × 10⁻¹⁵"
+    assert scientific(-2.5e20) == "−2.5 × 10²⁰"
+    assert scientific(0.0) == "0"

@@ -1,7 +1,7 @@
 """How every number is written, in one place: Python decides how a number is shown.
 
 Used by the engine's cost model (formulas), the frame builders (notes, labels, derivations) and
-the deck's figures. The player's ``static/js/format.js`` formats only what it must (matrix cells,
+the deck's figures. The player's ``static/js/lib/format.js`` formats only what it must (matrix cells,
 live widget values) and follows the same rules; ``tests/test_formatting.py`` checks both sides on
 one table of values.
 
@@ -16,10 +16,11 @@ Rules:
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 
 MINUS = "\u2212"
+_EXACT = Context(prec=1100)  # enough digits for any double's exact value, so quantize never overflows
 NEG_INF = MINUS + "∞"
 
 
@@ -32,7 +33,7 @@ def number(x: float | None, digits: int = 2) -> str:
         return "NaN"
     if math.isinf(x):
         return "∞" if x > 0 else NEG_INF
-    q = Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    q = Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=_EXACT)
     if q == 0:
         q = abs(q)
     return f"{q:f}".replace("-", MINUS)
@@ -46,7 +47,7 @@ def count(x: int | float | Fraction) -> str:
         x = int(x)
     if isinstance(x, int):
         return f"{x:,}".replace("-", MINUS)
-    q = Decimal(x).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP)
+    q = Decimal(x).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP, context=_EXACT)
     if q == 0:
         q = abs(q)
     s = f"{q:,f}".rstrip("0").rstrip(".")

@@ -1,7 +1,7 @@
 // Runs on every page before the first paint (a classic script in <head>, not inline: the CSP
 // forbids inline scripts). It marks the page as scripted (html.js) so the stage replaces the plain
 // document, applies the chosen or system colour scheme, and sets the stage size's CSS custom
-// properties from <html data-stage-w data-stage-h> (the one source; see stage-size.js).
+// properties from <html data-stage-w data-stage-h> (the one source; see lib/stage-size.js).
 (function () {
   const root = document.documentElement;
   root.classList.add("js");

@@ -2,8 +2,8 @@
 // final state (the .still class turns transitions off), with the frame's caption, size the progress
 // bars, then mark the document ready (<html data-ready="1">) so that printing or a test can wait.
 import { FrameStore } from "./frames.js";
-import { readJson } from "./page-data.js";
-import { STAGE_H, STAGE_W } from "./stage-size.js";
+import { readJson } from "./lib/page-data.js";
+import { STAGE_H, STAGE_W } from "./lib/stage-size.js";
 import { renderWords } from "./views/caption.js";
 import { drawFrame } from "./views/frame.js";
 

@@ -11,7 +11,7 @@ import { LocationController, parseHash } from "./controllers/location.js";
 import { OverviewController } from "./controllers/overview.js";
 import { SyncController } from "./controllers/sync.js";
 import { FrameStore } from "./frames.js";
-import { readJson } from "./page-data.js";
+import { readJson } from "./lib/page-data.js";
 import { Player } from "./player.js";
 
 /**

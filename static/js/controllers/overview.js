@@ -2,7 +2,7 @@
 // the selection, Enter (or a click) jumps there, the current slide is marked. Thumbnails are
 // copies of the slides' own shells with the slide's last step drawn into them, so they show what
 // the audience will see, not a screenshot.
-import { STAGE_W } from "../stage-size.js";
+import { STAGE_W } from "../lib/stage-size.js";
 import { drawFrame } from "../views/frame.js";
 import { buildOverview, markOverview } from "../views/overview.js";
 import { Controller } from "./controller.js";

@@ -1,7 +1,7 @@
 // A live, scaled-down copy of the stage for the speaker view: the same slide shells and the same
 // stage owner, driven by its own Player, fitted to its box instead of the window. Its slide and
 // step also show in the box's data-slide / data-step, like the audience's root.
-import { STAGE_H, STAGE_W } from "../stage-size.js";
+import { STAGE_H, STAGE_W } from "../lib/stage-size.js";
 import { renderWords } from "../views/caption.js";
 import { StageController } from "./stage.js";
 

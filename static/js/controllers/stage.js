@@ -2,7 +2,7 @@
 // data-step in step with the player, and applies the step's frame: the drawing (views/frame.js),
 // the caption and narration (the frame is their one source), and the cells the derivation panel
 // can explain. It also scales the stage to the window.
-import { STAGE_H, STAGE_W } from "../stage-size.js";
+import { STAGE_H, STAGE_W } from "../lib/stage-size.js";
 import { drawFrame } from "../views/frame.js";
 import { Controller } from "./controller.js";
 

@@ -1,5 +1,5 @@
 // Counter chips (e.g. FLOPs per token) in the slide header, each with its formula and source.
-import { count } from "../format.js";
+import { count } from "../lib/format.js";
 
 export function renderCounters(box, counters) {
   if (!box) return;

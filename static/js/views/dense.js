@@ -1,6 +1,6 @@
 // The query as a dense layer: a few of the inputs on the left, a few of the outputs on the
 // right, and the connections between them (one neuron's fan-in highlighted).
-import { count, number } from "../format.js";
+import { count, number } from "../lib/format.js";
 import { label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 

@@ -2,8 +2,8 @@
 // carries a `derivation` (computed in Python, frames/derivations.py) as focusable buttons, and lays
 // out one cell's derivation, term by term, in a panel beside it. It computes nothing; the
 // derivation controller decides when the panel opens and closes.
-import { count, number } from "../format.js";
-import { STAGE_W } from "../stage-size.js";
+import { count, number } from "../lib/format.js";
+import { STAGE_W } from "../lib/stage-size.js";
 
 const CAPTION_TOP = 775, PANEL_W = 540; // stage units: the caption bar's top, the panel's width
 

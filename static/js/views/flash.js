@@ -1,7 +1,7 @@
 // "flash": FlashAttention tile by tile, from engine.flash_attend. Left: the n × n map as tiles,
 // the current tile showing its scores S. Right: each query row's running max m, sum ℓ and output O
 // as they stand after the current tile (taken from the latest tile that covered the row).
-import { number, vector } from "../format.js";
+import { number, vector } from "../lib/format.js";
 import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 

@@ -1,6 +1,6 @@
 // The whole attention operation on one screen, every shape read from the computed arrays;
 // optionally the box that makes it one head.
-import { shape } from "../format.js";
+import { shape } from "../lib/format.js";
 import { arrowDefs, label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 

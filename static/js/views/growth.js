@@ -1,6 +1,6 @@
 // The map grows with the square of the context: each doubling makes the old map one quarter of
 // the new one. Every figure comes from the frame (the cost model); the slider only picks a row.
-import { bytes, count, number } from "../format.js";
+import { bytes, count, number } from "../lib/format.js";
 import { label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 

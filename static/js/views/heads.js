@@ -1,6 +1,6 @@
 // Many heads: a grid of head boxes (a few drawn, the count from the frame); their outputs summed,
 // or concatenated and multiplied by one stacked W_O.
-import { count } from "../format.js";
+import { count } from "../lib/format.js";
 import { arrowDefs, label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 

@@ -1,6 +1,6 @@
 // "histogram": one or more series {label, edges, counts, kind, stat}, each on its own axis so raw
 // and scaled scores can be compared by shape. Counts are computed by the frame builder.
-import { number } from "../format.js";
+import { number } from "../lib/format.js";
 import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 

@@ -1,6 +1,6 @@
 // Draws a frame's tensors as SVG matrices. Tensors are keyed by name: one that stays from a step
 // to the next moves and recolours (CSS transitions); a new one fades in; a gone one fades out.
-import { number, shape } from "../format.js";
+import { number, shape } from "../lib/format.js";
 import { reducedMotion, svg } from "./dom.js";
 
 const TITLE_H = 34, COL_H = 28, GAP = 0.6, MAX_CW = 112, MAX_CH = 58;

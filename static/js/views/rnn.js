@@ -1,7 +1,7 @@
 // "rnn": an encoder–decoder diagram. The RNN reads source tokens into h₁…hₙ; in "bottleneck"
 // mode the decoder gets only c = hₙ; in "attention" mode every state feeds the focus output word
 // with a line whose width follows its (computed) weight.
-import { number } from "../format.js";
+import { number } from "../lib/format.js";
 import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 

@@ -1,6 +1,6 @@
 // "slider": pick a context length n from a fixed list; show the pair count and memory computed
 // for each n by the cost model (engine.costs), with their formulas. No arithmetic here.
-import { bytes, count } from "../format.js";
+import { bytes, count } from "../lib/format.js";
 import { registerWidget } from "./widgets.js";
 
 /** Exact, then short: "1,207,959,552 bytes (1.21 GB)". */

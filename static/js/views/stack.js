@@ -1,6 +1,6 @@
 // The model as a stack of blocks (tokens in, next token out); zoomed, the first block opens to
 // show attention and the feed-forward part reading from and adding to the residual stream.
-import { count } from "../format.js";
+import { count } from "../lib/format.js";
 import { arrowDefs, label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 

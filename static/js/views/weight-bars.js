@@ -1,6 +1,6 @@
 // "weight-bars": one labelled bar per value (e.g. a row of attention weights), with the row's sum when
 // given. Values arrive computed; the view only scales bar lengths to the largest value.
-import { number } from "../format.js";
+import { number } from "../lib/format.js";
 import { registerWidget } from "./widgets.js";
 
 export function drawBars(root, { title, labels, values, digits = 3, highlight = null, sum = null,
