@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fastapi.testclient import TestClient
 
 from attention_talk.engine import attend
 from attention_talk.frames import build_deck_frames, load_deck
@@ -14,18 +13,11 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import STAGE_H, STAGE_W
 from attention_talk.paths import data_dir
 from attention_talk.walkthrough_inputs import SENTENCE_MONEY, SENTENCE_RIVER, sentence
-from attention_talk.web import create_app
 from derivation_check import all_derivations, check_all, missing_derivations
 
 DECK_ID = "attention-walkthrough"
 DECK = data_dir("slides") / f"{DECK_ID}.yaml"
 CAPTION_TOP = 780
-
-
-@pytest.fixture(scope="module")
-def client():
-    with TestClient(create_app()) as c:
-        yield c
 
 
 def api_frames(client, slide: str) -> list[dict]:

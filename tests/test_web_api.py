@@ -5,17 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from fastapi.testclient import TestClient
-
-from attention_talk.web import create_app
 
 DECK = "attention-step-by-step"
-
-
-@pytest.fixture(scope="module")
-def client():
-    with TestClient(create_app()) as c:
-        yield c
 
 
 def test_healthz(client) -> None:

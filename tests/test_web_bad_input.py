@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from attention_talk.web import create_app
 from attention_talk.web.settings import Settings
 
 DECK = "attention-step-by-step"
@@ -103,8 +102,8 @@ BAD = [
 
 
 @pytest.fixture(scope="module")
-def client():
-    with TestClient(create_app(), raise_server_exceptions=False) as c:
+def client(app):
+    with TestClient(app, raise_server_exceptions=False) as c:
         yield c
 
 

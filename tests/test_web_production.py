@@ -17,12 +17,6 @@ FRAMES = f"/api/decks/{DECK}/slides/attention-map/frames"
 DECODE = {"gzip": gzip.decompress, "br": brotli.decompress}
 
 
-@pytest.fixture(scope="module")
-def client():
-    with TestClient(create_app()) as c:
-        yield c
-
-
 def raw(client, url: str, **headers) -> tuple:
     """Status, headers and the body exactly as sent (httpx would decode it)."""
     with client.stream("GET", url, headers=headers) as r:
@@ -68,8 +62,8 @@ def test_other_encodings_share_one_validator(client) -> None:
     assert raw(client, FRAMES, **{"accept-encoding": "gzip", "if-none-match": headers["etag"]})[0] == 304
 
 
-def test_body_limit_is_a_setting(client) -> None:
-    small = TestClient(create_app(Settings(max_body_bytes=1024), store=client.app.state.store))
+def test_body_limit_is_a_setting(store) -> None:
+    small = TestClient(create_app(Settings(max_body_bytes=1024), store=store))
     r = small.post("/api/attention", content=b'{"tokens": ["a"]}' + b" " * 2000,
                    headers={"content-type": "application/json"})
     assert r.status_code == 413 and "1024 bytes" in r.json()["message"]

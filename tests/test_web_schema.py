@@ -8,9 +8,11 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
-from attention_talk.web import create_app
+from shared_app import default_app
 
-schema = schemathesis.openapi.from_asgi("/openapi.json", create_app())
+# Built at collection time (schemathesis.pytest.from_fixture fails under pytest 9), from the same
+# app the `app` fixture returns.
+schema = schemathesis.openapi.from_asgi("/openapi.json", default_app())
 
 
 @schema.parametrize()

@@ -10,8 +10,6 @@ from attention_talk.deck import Deck
 from attention_talk.web.settings import Settings
 from attention_talk.web.store import Store
 
-SLUG = r"^[a-z0-9][a-z0-9-]*$"
-
 
 def get_store(request: Request) -> Store:
     return request.app.state.store

@@ -49,5 +49,3 @@ class Settings(BaseSettings):
                                     description="Seconds to let open requests finish on SIGTERM.")
     access_log: bool = Field(default=True, description="Log one line per request.")
 
-
-SETTING_DOCS = {name: field.description for name, field in Settings.model_fields.items()}

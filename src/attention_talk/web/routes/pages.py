@@ -13,7 +13,7 @@ from attention_talk.frames.model import STAGE_H, STAGE_W
 from attention_talk.paths import data_dir
 from attention_talk.web.deps import DeckDep, StoreDep
 from attention_talk.web.keys import KEYS, PRESENTER_KEYS
-from attention_talk.web.store import manifest
+from attention_talk.web.schemas import Manifest
 
 router = APIRouter(default_response_class=HTMLResponse)
 templates = Jinja2Templates(directory=str(data_dir("templates")))
@@ -31,14 +31,14 @@ def index(request: Request, store: StoreDep) -> HTMLResponse:
 def talk(request: Request, deck: DeckDep) -> HTMLResponse:
     """The player: every slide's shell and every step's words, rendered on the server."""
     return templates.TemplateResponse(request, "talk.html", {
-        "deck": deck, "manifest": manifest(deck), "keys": KEYS})
+        "deck": deck, "manifest": Manifest.of(deck).model_dump(mode="json"), "keys": KEYS})
 
 
 @router.get("/talk/{deck}/presenter", include_in_schema=False)
 def presenter(request: Request, deck: DeckDep) -> HTMLResponse:
     """The speaker view: current and next step, notes, timer; follows the talk's window."""
     return templates.TemplateResponse(request, "presenter.html", {
-        "deck": deck, "manifest": manifest(deck), "keys": PRESENTER_KEYS, "presenter": True})
+        "deck": deck, "manifest": Manifest.of(deck).model_dump(mode="json"), "keys": PRESENTER_KEYS, "presenter": True})
 
 
 @router.get("/talk/{deck}/print", include_in_schema=False)
@@ -47,7 +47,7 @@ def print_view(request: Request, deck: DeckDep,
                ) -> HTMLResponse:
     """One 16:9 page per step, as the audience sees it; print it to get the PDF."""
     return templates.TemplateResponse(request, "print.html", {
-        "deck": deck, "manifest": manifest(deck), "notes": notes})
+        "deck": deck, "manifest": Manifest.of(deck).model_dump(mode="json"), "notes": notes})
 
 
 @router.get("/docs", include_in_schema=False)
