@@ -27,6 +27,7 @@ from attention_talk.web import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "static" / "js"
+COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)  # a call in a comment registers nothing
 REGISTER = re.compile(r"""\bregisterWidget\(\s*["']([^"']+)["']""")
 BOX = Box(x=100, y=120, w=400, h=300)
 ANY_WIDGET: TypeAdapter[Widget] = TypeAdapter(AnyWidget)
@@ -64,7 +65,7 @@ def js_views() -> dict[str, list[str]]:
     """Each widget type registered in static/js → the modules that register it."""
     found: dict[str, list[str]] = {}
     for path in sorted(JS.rglob("*.js")):
-        for name in REGISTER.findall(path.read_text(encoding="utf-8")):
+        for name in REGISTER.findall(COMMENTS.sub("", path.read_text(encoding="utf-8"))):
             found.setdefault(name, []).append(str(path.relative_to(ROOT)))
     return found
 
@@ -105,6 +106,7 @@ def test_the_registry_regex_reads_the_calls_it_should() -> None:
     src = """registerWidget("weight-bars", render);\nregisterWidget( 'cards', (root) => {});
     export function registerWidget(type, render) { VIEWS.set(type, render); }"""
     assert REGISTER.findall(src) == ["weight-bars", "cards"]
+    assert REGISTER.findall(COMMENTS.sub("", '// registerWidget("ghost", r)\n/* registerWidget("x", r) */')) == []
 
 
 # ---- the OpenAPI schema documents the data -----------------------------------------------------

@@ -57,9 +57,10 @@ def params_of(model: type[BaseModel]) -> list[Param]:
 
 
 def builders() -> list[BuilderInfo]:
-    """Every frame builder, chapter by chapter, in registration order."""
+    """Every frame builder, chapter by chapter, by name."""
+    order = {c.name: i for i, c in enumerate(CHAPTERS)}
     return [BuilderInfo(b.name, b.chapter, (b.doc.splitlines() or [""])[0], params_of(b.params_model))
-            for b in BUILDERS.values()]
+            for b in sorted(BUILDERS.values(), key=lambda b: (order[b.chapter], b.name))]
 
 
 def figure_table(deck: Deck) -> list[tuple[str, str]]:

@@ -1,5 +1,5 @@
 // The widget registry, explicitly: one module per widget kind, each registering its view with
-// registerWidget("type", render) in views/widgets.js. Whoever draws widgets imports renderWidgets
+// registerWidget(kind, render) in views/widgets.js. Whoever draws widgets imports renderWidgets
 // from here, so every view is registered first. Add one line per new widget module.
 import "./cards.js";
 import "./dense.js";

@@ -1,6 +1,6 @@
 // Registry of widget views: a frame's widget {id, type, box, kind, data} is drawn by the view
 // registered under its type. Each widget kind has its own module that calls
-// registerWidget("type", render) with `render(el, widget, ctx)`; widget-views.js imports them all.
+// registerWidget(kind, render) with `render(el, widget, ctx)`; widget-views.js imports them all.
 // The element `el` is an absolutely positioned <div class="widget"> in stage units, kept across
 // steps while the widget's id stays, so a view can animate from its previous state.
 const VIEWS = new Map();
