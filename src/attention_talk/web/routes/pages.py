@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+import logging
+from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, FastAPI, Query, Request
@@ -15,6 +18,7 @@ from attention_talk.web.deps import DeckDep, StoreDep
 from attention_talk.web.keys import KEYS, PRESENTER_KEYS
 from attention_talk.web.schemas import Manifest
 
+log = logging.getLogger(__name__)
 router = APIRouter(default_response_class=HTMLResponse)
 templates = Jinja2Templates(directory=str(data_dir("templates")))
 # The stage size, one source for the page (base.html) and the canvas viewBox (slides/matrix.html).
@@ -57,9 +61,11 @@ def docs(request: Request) -> HTMLResponse:
 
 
 def mount_docs_assets(app: FastAPI) -> None:
-    """Swagger UI's files from the swagger-ui-bundle package, when it is installed."""
-    try:
-        from swagger_ui_bundle import swagger_ui_path
-    except ImportError:  # pragma: no cover - the dependency is declared; docs degrade gracefully
+    """Swagger UI 5 (reads OpenAPI 3.1) from the files the fastapi-offline package ships; the
+    package itself is never imported, only its static folder is served."""
+    spec = importlib.util.find_spec("fastapi_offline")
+    if spec is None or not spec.submodule_search_locations:  # pragma: no cover - a declared dependency
+        log.warning("fastapi-offline is not installed: /docs has no Swagger UI")
         return
-    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+    folder = Path(next(iter(spec.submodule_search_locations))) / "static"
+    app.mount("/docs-assets", StaticFiles(directory=folder), name="docs-assets")
