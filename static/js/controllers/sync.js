@@ -7,6 +7,27 @@
 import { Controller } from "./controller.js";
 
 const channelName = (deckId) => `attention-talk:${deckId}`;
+const PAUSED = [false, "black", "white"];
+const FIELDS = { hello: ["type", "deck", "since"], state: ["type", "deck", "slide", "step", "paused"] };
+
+/**
+ * A message from the channel, checked field by field against this deck, or null: anything else
+ * (another deck, a type we do not know, an extra or missing field, a slide or step that is not a
+ * whole number inside the deck, a pause that is not false/"black"/"white") is dropped unread.
+ * Same-origin pages can post to the channel, so nothing is trusted.
+ */
+export function checkMessage(msg, player) {
+  if (msg === null || typeof msg !== "object" || Object.getPrototypeOf(msg) !== Object.prototype) return null;
+  const fields = FIELDS[msg.type];
+  if (!fields || msg.deck !== player.manifest.id) return null;
+  const keys = Object.keys(msg);
+  if (keys.length !== fields.length || !keys.every((k) => fields.includes(k))) return null;
+  if (msg.type === "hello") return Number.isFinite(msg.since) ? msg : null;
+  const { slide, step, paused } = msg;
+  if (!Number.isInteger(slide) || slide < 1 || slide > player.slideCount) return null;
+  if (!Number.isInteger(step) || step < 1 || step > player.stepsOf(slide)) return null;
+  return PAUSED.includes(paused) ? msg : null;
+}
 
 export class SyncController extends Controller {
   constructor(player, { channel = null } = {}) {
@@ -51,14 +72,14 @@ export class SyncController extends Controller {
     this.send();
   }
 
-  receive(msg) {
-    if (!msg || msg.deck !== this.deck) return;
+  receive(data) {
+    const msg = checkMessage(data, this.player);
+    if (!msg) return;
     if (msg.type === "hello") {
       if (!(msg.since < this.since)) this.send(); // a newer window asks: tell it where we are
       return;
     }
-    if (msg.type !== "state") return;
     this.player.go(msg.slide, msg.step, { source: "sync" });
-    this.player.set({ paused: msg.paused || false }, { source: "sync" });
+    this.player.set({ paused: msg.paused }, { source: "sync" });
   }
 }
