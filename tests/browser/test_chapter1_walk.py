@@ -4,7 +4,7 @@ every matrix cell explains its number (click or focus it: the panel's arithmetic
 from __future__ import annotations
 
 import pytest
-from panel_check import check_cell
+from panel_check import DRAWN, check_cell
 
 DECK = "attention-step-by-step"
 
@@ -28,6 +28,27 @@ PLAIN_CELLS_JS = """() => [...document.querySelectorAll('.slide.active .canvas >
   .filter(c => !c.classList.contains('derivable')).map(c => c.closest('.tensor').dataset.tensor)"""
 
 
+# One round trip per step: wait for the step and its drawing, then return its caption, whatever
+# overflows the stage, and the drawn cells still without a derivation once they have had up to
+# 2 s to attach (derivations attach just after drawing).
+STEP_DRAWN = f"""async ([slide, step]) => {{
+  const at = () => document.querySelector('#player').dataset.step === String(step)
+    && location.hash === `#/${{slide}}/${{step}}`;
+  for (const until = performance.now() + 5000; !at(); ) {{
+    if (performance.now() > until) return null;
+    await new Promise((r) => requestAnimationFrame(r));
+  }}
+  await ({DRAWN})();
+  const caption = document.querySelector('#caption').innerText, overflow = ({OVERFLOW_JS})();
+  let plain = ({PLAIN_CELLS_JS})();
+  for (const until = performance.now() + 2000; plain.length && performance.now() < until; ) {{
+    await new Promise((r) => requestAnimationFrame(r));
+    plain = ({PLAIN_CELLS_JS})();
+  }}
+  return {{ caption, overflow, plain: [...new Set(plain)] }};
+}}"""
+
+
 def test_walk_every_step(open_talk, watch, server_url) -> None:
     page = open_talk(DECK)
     manifest = page.request.get(f"{server_url}/api/decks/{DECK}").json()
@@ -36,15 +57,11 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
     for n, (slide, step, caption) in enumerate(steps):
         if n:
             page.keyboard.press("ArrowRight")
-        page.wait_for_function(
-            f"document.querySelector('#player').dataset.step === '{step}' && location.hash === '#/{slide}/{step}'")
-        assert page.locator("#caption").inner_text() == caption
-        page.wait_for_timeout(30)
-        assert page.evaluate(OVERFLOW_JS) == [], (slide, step, caption)
-        try:  # every drawn matrix cell carries a derivation (derivations attach just after drawing)
-            page.wait_for_function(f"({PLAIN_CELLS_JS})().length === 0", timeout=2000)
-        except Exception:
-            pytest.fail(f"cells without a derivation at #/{slide}/{step}: {set(page.evaluate(PLAIN_CELLS_JS))}")
+        drawn = page.evaluate(STEP_DRAWN, [slide, step])
+        assert drawn is not None, f"the player never reached #/{slide}/{step}"
+        assert drawn["caption"] == caption
+        assert drawn["overflow"] == [], (slide, step, caption)
+        assert drawn["plain"] == [], f"cells without a derivation at #/{slide}/{step}: {set(drawn['plain'])}"
     watch.assert_clean()
 
 

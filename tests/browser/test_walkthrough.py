@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import pytest
-from panel_check import OUTSIDE_STAGE, check_cell, num, panel_recomputes
+from panel_check import DRAWN, OUTSIDE_STAGE, check_cell, num, panel_recomputes
 
 DECK = "attention-walkthrough"
+
+# After a step is drawn: its caption, and whatever leaves the stage (one round trip per step).
+STEP_DRAWN = f"""async () => {{
+  await ({DRAWN})();
+  return [document.querySelector('#caption').innerText, ({OUTSIDE_STAGE})()];
+}}"""
+
 
 def test_walk_every_step(open_talk, watch, server_url) -> None:
     page = open_talk(DECK)
     manifest = page.request.get(f"{server_url}/api/decks/{DECK}").json()
     captions = [c for s in manifest["slides"] for c in s["captions"]]
     assert len(captions) >= 45
-    region = page.locator("#caption")
     for i, caption in enumerate(captions):
-        assert region.inner_text() == caption
-        page.wait_for_timeout(60)
-        assert page.evaluate(OUTSIDE_STAGE) == [], (i, caption)
+        shown, outside = page.evaluate(STEP_DRAWN)
+        assert shown == caption, i
+        assert outside == [], (i, caption)
         if i < len(captions) - 1:
             page.keyboard.press("ArrowRight")
     watch.assert_clean()
