@@ -65,8 +65,8 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
     watch.assert_clean()
 
 
-def test_counter_is_drawn_from_the_frame(open_talk) -> None:
-    page = open_talk(DECK, "#/6/3")
+def test_counter_is_drawn_from_the_frame(talk) -> None:
+    page = talk.open(DECK, "#/6/3")
     chip = page.locator('#slide-query-matrix .counter-chip[data-counter="flops"] .value')
     chip.wait_for()
     assert chip.inner_text() == "1,835,008"
@@ -101,8 +101,8 @@ def test_growth_widget_is_interactive_and_keeps_the_clicker(open_talk) -> None:
     ("#/13/3", ["a-row", "W_O", "o-row"]),     # a · W_O
     ("#/13/5", ["X", "O", "X2"]),              # the residual X + O
 ])
-def test_panels_recompute_the_cell(open_talk, watch, hash_, tensors) -> None:
-    page = open_talk(DECK, hash_)
+def test_panels_recompute_the_cell(talk, hash_, tensors) -> None:
+    page = talk.open(DECK, hash_)
     for name in tensors:
         cells = page.locator(f".slide.active [data-tensor='{name}'] .cell.derivable")
         cells.first.wait_for()
@@ -111,11 +111,11 @@ def test_panels_recompute_the_cell(open_talk, watch, hash_, tensors) -> None:
             cell.click()
             check_cell(page, cell)
         page.keyboard.press("Escape")  # the panel may sit over the next matrix
-    watch.assert_clean()
+    talk.assert_clean()
 
 
-def test_residual_cell_by_keyboard(open_talk, watch) -> None:
-    page = open_talk(DECK, "#/13/5")
+def test_residual_cell_by_keyboard(talk) -> None:
+    page = talk.open(DECK, "#/13/5")
     cell = page.locator(".slide.active [data-tensor='X2'] .cell.derivable").first
     cell.wait_for()
     assert cell.get_attribute("tabindex") == "0" and cell.get_attribute("role") == "button"
@@ -127,4 +127,4 @@ def test_residual_cell_by_keyboard(open_talk, watch) -> None:
     check_cell(page, cell)
     page.keyboard.press("Escape")
     assert page.locator(".derivation-panel").is_hidden()
-    watch.assert_clean()
+    talk.assert_clean()
