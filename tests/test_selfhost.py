@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
 import signal
 import socket
 import subprocess
@@ -139,7 +138,9 @@ class Install:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
         self.done.wait(30)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        # Deleting the venv (thousands of files) takes seconds: a detached rm does it, unwaited.
+        subprocess.Popen(["rm", "-rf", str(self.tmp)], start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 _install: Install | None = None
@@ -180,7 +181,7 @@ def test_wheel_serves_the_talk_and_stops_gracefully(installed, tmp_path) -> None
     log = (tmp_path / "server.log").open("w+")
     server = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # two workers each compute every frame: slow on a busy machine
         while True:
             try:
                 if get(f"http://127.0.0.1:{port}/healthz")[0] == 200:
