@@ -11,6 +11,30 @@ from attention_talk.frames import build_deck_frames, load_deck
 from attention_talk.web.store import Store
 from shared_app import default_app, default_store
 
+_BACKGROUND = pytest.StashKey[list]()
+
+
+def pytest_collection_finish(session) -> None:
+    """A test module may start slow, mostly waiting work early: its ``prepare_in_background(items)``
+    runs once, now, with the module's selected tests, and whatever it returns (if not None) is
+    closed at the end (test_selfhost builds and installs the wheel while the other tests run)."""
+    if session.config.option.collectonly:
+        return
+    by_module: dict = {}
+    for item in session.items:
+        by_module.setdefault(getattr(item, "module", None), []).append(item)
+    started = []
+    for module, items in by_module.items():
+        prepare = getattr(module, "prepare_in_background", None)
+        if prepare is not None and (job := prepare(items)) is not None:
+            started.append(job)
+    session.config.stash[_BACKGROUND] = started
+
+
+def pytest_sessionfinish(session) -> None:
+    for job in session.config.stash.get(_BACKGROUND, []):
+        job.close()
+
 
 @pytest.fixture(scope="module")
 def deck(request):

@@ -11,9 +11,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import urllib.request
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -97,29 +100,96 @@ def get(url: str) -> tuple[int, bytes]:
         return r.status, r.read()
 
 
-def pip(python: Path | str, *args: str) -> None:
-    subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", "-q", *args], check=True,
-                   cwd="/", timeout=240)
+class Install:
+    """The Dockerfile's two stages, run in a background thread: build the wheel (`pip wheel --no-deps
+    --wheel-dir /wheels .`), then install it into a fresh venv outside the checkout (`pip install
+    /wheels/*.whl`, here with pip's cache, and by this interpreter's pip aimed at the venv with
+    ``--python``, which skips installing pip itself into the venv). Started as soon as collection
+    ends (tests/conftest.py calls ``prepare_in_background``), so its ~20 s of pip overlap the
+    other tests; the ``installed`` fixture waits for it."""
+
+    def __init__(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="attention-talk-selfhost-"))
+        self.log = self.tmp / "pip.log"
+        self.wheel: Path | None = None
+        self.error: BaseException | None = None
+        self.proc: subprocess.Popen | None = None
+        self.cancelled = False
+        self.done = threading.Event()
+        threading.Thread(target=self._run, name="selfhost-install", daemon=True).start()
+
+    def _pip(self, *args: str) -> None:
+        with self.log.open("a") as log:
+            if self.cancelled:
+                raise RuntimeError("cancelled")
+            self.proc = subprocess.Popen([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", *args],
+                                         cwd="/", stdout=log, stderr=subprocess.STDOUT)
+            code = self.proc.wait(timeout=240)
+        if code:
+            raise RuntimeError(f"pip {' '.join(args)} failed ({code}):\n{self.log.read_text()}")
+
+    def _run(self) -> None:
+        try:
+            wheels = self.tmp / "wheels"
+            self._pip("wheel", "--no-deps", "--wheel-dir", str(wheels), str(ROOT))
+            [self.wheel] = wheels.glob("attention_talk-*.whl")
+            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(self.venv)], check=True, timeout=120)
+            self._pip("--python", str(self.venv / "bin" / "python"), "install", str(self.wheel))
+        except BaseException as exc:
+            self.error = exc
+        finally:
+            self.done.set()
+
+    @property
+    def venv(self) -> Path:
+        return self.tmp / "venv"
+
+    def result(self, timeout: float = 480) -> tuple[Path, Path]:
+        """(the wheel, the venv), once both stages have finished."""
+        if not self.done.wait(timeout):
+            raise TimeoutError(f"building and installing the wheel took over {timeout} s")
+        if self.error is not None:
+            raise self.error
+        assert self.wheel is not None
+        return self.wheel, self.venv
+
+    def close(self) -> None:
+        self.cancelled = True
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+        self.done.wait(30)
+        # Deleting the venv (thousands of files) takes seconds: a detached rm does it, unwaited.
+        subprocess.Popen(["rm", "-rf", str(self.tmp)], start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+_install: Install | None = None
+
+
+def prepare_in_background(items: list | None = None) -> Install | None:
+    """Start building and installing the wheel now, if a selected test (``items``) needs it; called
+    once collection ends (tests/conftest.py), which closes what this returns at the end."""
+    global _install
+    if _install is None and (items is None or any("installed" in item.fixturenames for item in items)):
+        _install = Install()
+    return _install
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
+def installed() -> Iterator[Path]:
     """A fresh venv outside the checkout with only the wheel (and its dependencies) installed."""
-    tmp = tmp_path_factory.mktemp("selfhost")
-    wheels = tmp / "wheels"
-    # The Dockerfile's build stage: `pip wheel --no-deps --wheel-dir /wheels .`
-    pip(sys.executable, "wheel", "--no-deps", "--wheel-dir", str(wheels), str(ROOT))
-    [wheel] = wheels.glob("attention_talk-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
-    for folder in ("slides", "templates", "static"):
-        assert any(n.startswith(f"attention_talk/_data/{folder}/") for n in names), folder
-    assert "attention_talk/_data/static/js/main.js" in names
-    assert not any("__pycache__" in n for n in names)
-    venv = tmp / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    # The runtime stage: `pip install /wheels/*.whl` (here with pip's cache, to keep the test quick).
-    pip(venv / "bin" / "python", "install", str(wheel))
-    return venv
+    install = prepare_in_background()  # already under way since collection ended
+    assert install is not None
+    try:
+        wheel, venv = install.result()
+        names = zipfile.ZipFile(wheel).namelist()
+        for folder in ("slides", "templates", "static"):
+            assert any(n.startswith(f"attention_talk/_data/{folder}/") for n in names), folder
+        assert "attention_talk/_data/static/js/main.js" in names
+        assert not any("__pycache__" in n for n in names)
+        yield venv
+    finally:
+        install.close()
 
 
 def test_wheel_serves_the_talk_and_stops_gracefully(installed, tmp_path) -> None:
@@ -134,7 +204,7 @@ def test_wheel_serves_the_talk_and_stops_gracefully(installed, tmp_path) -> None
     log = (tmp_path / "server.log").open("w+")
     server = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # two workers each compute every frame: slow on a busy machine
         while True:
             try:
                 if get(f"http://{host}:{port}/healthz")[0] == 200:

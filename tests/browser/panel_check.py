@@ -18,24 +18,65 @@ OUTSIDE_STAGE = """() => {
 }"""
 
 
+# Resolves after two animation frames: the step just taken has been drawn (the player's own
+# double-requestAnimationFrame updates have run). Waits on the page, not on the clock (the 1 s
+# timer only keeps a page whose frames stall from hanging the test).
+DRAWN = """() => new Promise((r) => {
+  requestAnimationFrame(() => requestAnimationFrame(() => r()));
+  setTimeout(r, 1000);
+})"""
+
+
 def num(text: str) -> float:
     text = text.strip().replace("−", "-")
     return float("-inf") if text == "-∞" else float(text)
 
 
+# Everything panel_recomputes reads, in one round trip: each line's op and its numbers (role, text),
+# the numbers of the line after it (its total), and the softmax's exps, rest, numerator, denominator.
+READ_PANEL = """() => {
+  const panels = [...document.querySelectorAll('.derivation-panel:not([hidden])')];
+  const texts = (root, sel) => [...root.querySelectorAll(sel)].map((e) => e.innerText);
+  const nextLi = (el) => {  // XPath following-sibling::li[1]
+    let n = el.nextElementSibling;
+    while (n && n.tagName !== 'LI') n = n.nextElementSibling;
+    return n;
+  };
+  return {
+    panels: panels.length,
+    lines: panels.flatMap((p) => [...p.querySelectorAll('.deriv-line[data-op]')].map((line) => {
+      const li = nextLi(line);
+      const nums = [...line.querySelectorAll('.num')].map((e) => [e.getAttribute('data-role'), e.innerText]);
+      return { op: line.dataset.op, nums, next: li ? texts(li, '.num') : [] };
+    })),
+    exps: panels.flatMap((p) => texts(p, ".deriv-exps .num[data-role='e']")),
+    rest: panels.flatMap((p) => texts(p, ".deriv-exps .num[data-role='rest']")),
+    den: panels.flatMap((p) => texts(p, ".num[data-role='den']")),
+    num: panels.flatMap((p) => texts(p, ".num[data-role='num']")),
+  };
+}"""
+
+
+def one(texts: list[str]) -> float:
+    """The number of the one element a selector must match."""
+    assert len(texts) == 1, texts
+    return num(texts[0])
+
+
 def panel_recomputes(page) -> float:
     """Read the open derivation panel's numbers and redo its arithmetic; return the implied value."""
-    panel = page.locator(".derivation-panel:not([hidden])")
+    panel = page.evaluate(READ_PANEL)
+    assert panel["panels"] == 1, panel["panels"]
     value = None
-    for line in panel.locator(".deriv-line[data-op]").all():
-        op = line.get_attribute("data-op")
+    for line in panel["lines"]:
+        op = line["op"]
         nums = {}
-        for el in line.locator(".num").all():
-            nums.setdefault(el.get_attribute("data-role"), []).append(num(el.inner_text()))
+        for role, text in line["nums"]:
+            nums.setdefault(role, []).append(num(text))
         if op in ("sum", "add"):
             products = zip(nums.get("a", [1.0] * len(nums["b"])), nums["b"], strict=True)  # add: b alone
             total = sum(a * b for a, b in products) + sum(nums.get("rest", []))
-            shown_total = num(line.locator("xpath=following-sibling::li[1]").locator(".num").inner_text())
+            shown_total = one(line["next"])
             assert total == pytest.approx(shown_total, abs=2e-3 * (1 + len(nums["b"])))
             value = shown_total
         elif op == "scale":
@@ -44,11 +85,10 @@ def panel_recomputes(page) -> float:
         elif op in ("mask", "copy"):
             value = nums["result"][0]
         elif op == "softmax":
-            exps = panel.locator(".deriv-exps .num[data-role='e']").all_inner_texts()
-            rest = panel.locator(".deriv-exps .num[data-role='rest']").all_inner_texts()
-            total = num(panel.locator(".num[data-role='den']").inner_text())
-            assert sum(num(e) for e in exps) + sum(num(r) for r in rest) == pytest.approx(total, abs=2e-3)
-            value = num(panel.locator(".num[data-role='num']").inner_text()) / total
+            total = one(panel["den"])
+            assert sum(num(e) for e in panel["exps"]) + sum(num(r) for r in panel["rest"]) == pytest.approx(
+                total, abs=2e-3)
+            value = one(panel["num"]) / total
     return value
 
 

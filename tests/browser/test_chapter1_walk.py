@@ -4,7 +4,7 @@ every matrix cell explains its number (click or focus it: the panel's arithmetic
 from __future__ import annotations
 
 import pytest
-from panel_check import check_cell
+from panel_check import DRAWN, check_cell
 
 DECK = "attention-step-by-step"
 
@@ -28,6 +28,27 @@ PLAIN_CELLS_JS = """() => [...document.querySelectorAll('.slide.active .canvas >
   .filter(c => !c.classList.contains('derivable')).map(c => c.closest('.tensor').dataset.tensor)"""
 
 
+# One round trip per step: wait for the step and its drawing, then return its caption, whatever
+# overflows the stage, and the drawn cells still without a derivation once they have had up to
+# 2 s to attach (derivations attach just after drawing).
+STEP_DRAWN = f"""async ([slide, step]) => {{
+  const at = () => document.querySelector('#player').dataset.step === String(step)
+    && location.hash === `#/${{slide}}/${{step}}`;
+  for (const until = performance.now() + 5000; !at(); ) {{
+    if (performance.now() > until) return null;
+    await new Promise((r) => requestAnimationFrame(r));
+  }}
+  await ({DRAWN})();
+  const caption = document.querySelector('#caption').innerText, overflow = ({OVERFLOW_JS})();
+  let plain = ({PLAIN_CELLS_JS})();
+  for (const until = performance.now() + 2000; plain.length && performance.now() < until; ) {{
+    await new Promise((r) => requestAnimationFrame(r));
+    plain = ({PLAIN_CELLS_JS})();
+  }}
+  return {{ caption, overflow, plain: [...new Set(plain)] }};
+}}"""
+
+
 def test_walk_every_step(open_talk, watch, server_url) -> None:
     page = open_talk(DECK)
     manifest = page.request.get(f"{server_url}/api/decks/{DECK}").json()
@@ -36,20 +57,16 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
     for n, (slide, step, caption) in enumerate(steps):
         if n:
             page.keyboard.press("ArrowRight")
-        page.wait_for_function(
-            f"document.querySelector('#player').dataset.step === '{step}' && location.hash === '#/{slide}/{step}'")
-        assert page.locator("#caption").inner_text() == caption
-        page.wait_for_timeout(30)
-        assert page.evaluate(OVERFLOW_JS) == [], (slide, step, caption)
-        try:  # every drawn matrix cell carries a derivation (derivations attach just after drawing)
-            page.wait_for_function(f"({PLAIN_CELLS_JS})().length === 0", timeout=2000)
-        except Exception:
-            pytest.fail(f"cells without a derivation at #/{slide}/{step}: {set(page.evaluate(PLAIN_CELLS_JS))}")
+        drawn = page.evaluate(STEP_DRAWN, [slide, step])
+        assert drawn is not None, f"the player never reached #/{slide}/{step}"
+        assert drawn["caption"] == caption
+        assert drawn["overflow"] == [], (slide, step, caption)
+        assert drawn["plain"] == [], f"cells without a derivation at #/{slide}/{step}: {set(drawn['plain'])}"
     watch.assert_clean()
 
 
-def test_counter_is_drawn_from_the_frame(open_talk) -> None:
-    page = open_talk(DECK, "#/6/3")
+def test_counter_is_drawn_from_the_frame(talk) -> None:
+    page = talk.open(DECK, "#/6/3")
     chip = page.locator('#slide-query-matrix .counter-chip[data-counter="flops"] .value')
     chip.wait_for()
     assert chip.inner_text() == "1,835,008"
@@ -84,8 +101,8 @@ def test_growth_widget_is_interactive_and_keeps_the_clicker(open_talk) -> None:
     ("#/13/3", ["a-row", "W_O", "o-row"]),     # a · W_O
     ("#/13/5", ["X", "O", "X2"]),              # the residual X + O
 ])
-def test_panels_recompute_the_cell(open_talk, watch, hash_, tensors) -> None:
-    page = open_talk(DECK, hash_)
+def test_panels_recompute_the_cell(talk, hash_, tensors) -> None:
+    page = talk.open(DECK, hash_)
     for name in tensors:
         cells = page.locator(f".slide.active [data-tensor='{name}'] .cell.derivable")
         cells.first.wait_for()
@@ -94,11 +111,11 @@ def test_panels_recompute_the_cell(open_talk, watch, hash_, tensors) -> None:
             cell.click()
             check_cell(page, cell)
         page.keyboard.press("Escape")  # the panel may sit over the next matrix
-    watch.assert_clean()
+    talk.assert_clean()
 
 
-def test_residual_cell_by_keyboard(open_talk, watch) -> None:
-    page = open_talk(DECK, "#/13/5")
+def test_residual_cell_by_keyboard(talk) -> None:
+    page = talk.open(DECK, "#/13/5")
     cell = page.locator(".slide.active [data-tensor='X2'] .cell.derivable").first
     cell.wait_for()
     assert cell.get_attribute("tabindex") == "0" and cell.get_attribute("role") == "button"
@@ -110,4 +127,4 @@ def test_residual_cell_by_keyboard(open_talk, watch) -> None:
     check_cell(page, cell)
     page.keyboard.press("Escape")
     assert page.locator(".derivation-panel").is_hidden()
-    watch.assert_clean()
+    talk.assert_clean()

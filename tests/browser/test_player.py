@@ -24,8 +24,8 @@ def test_loads_clean_and_offline(open_talk, watch) -> None:
 
 
 @pytest.mark.parametrize("forward, back", [("ArrowRight", "ArrowLeft"), ("PageDown", "PageUp")])
-def test_step_forward_and_back(open_talk, watch, forward, back) -> None:
-    page = open_talk()
+def test_step_forward_and_back(talk, forward, back) -> None:
+    page = talk.open()
     page.keyboard.press(forward)
     assert state(page) == ("first-block", "1", "#/2/1")
     page.keyboard.press(forward)
@@ -33,7 +33,7 @@ def test_step_forward_and_back(open_talk, watch, forward, back) -> None:
     page.keyboard.press(back)
     page.keyboard.press(back)
     assert state(page) == ("title", "1", "#/1/1")
-    watch.assert_clean()
+    talk.assert_clean()
 
 
 def test_reload_lands_on_the_same_step(open_talk, watch) -> None:
@@ -55,8 +55,8 @@ def test_back_button_returns_to_previous_slide(open_talk) -> None:
     assert state(page)[0] == "title"
 
 
-def test_last_step_of_previous_slide(open_talk) -> None:
-    page = open_talk(hash_="#/2/1")
+def test_last_step_of_previous_slide(talk) -> None:
+    page = talk.open(hash_="#/2/1")
     page.keyboard.press("ArrowLeft")
     assert state(page)[:2] == ("title", "1")
     page.keyboard.press("End")
@@ -67,8 +67,8 @@ def test_last_step_of_previous_slide(open_talk) -> None:
     assert state(page)[:2] == ("title", "1")
 
 
-def test_help_lists_every_key_of_the_table(open_talk, watch) -> None:
-    page = open_talk()
+def test_help_lists_every_key_of_the_table(talk) -> None:
+    page = talk.open()
     help_ = page.locator("#help")
     assert help_.is_hidden()
     page.keyboard.press("?")
@@ -80,11 +80,11 @@ def test_help_lists_every_key_of_the_table(open_talk, watch) -> None:
         assert help_.locator(f'tr[data-action="{k["action"]}"] kbd').inner_text() == k["label"]
     page.keyboard.press("Escape")
     assert help_.is_hidden()
-    watch.assert_clean()
+    talk.assert_clean()
 
 
-def test_caption_region_follows_the_step(open_talk, server_url) -> None:
-    page = open_talk()
+def test_caption_region_follows_the_step(talk, server_url) -> None:
+    page = talk.open()
     manifest = page.request.get(f"{server_url}/api/decks/{DECK}").json()
     region = page.locator('[aria-live="polite"]').first
     expected = [c for s in manifest["slides"] for c in s["captions"]]
@@ -104,8 +104,8 @@ def test_keys_ignored_in_text_fields(open_talk) -> None:
     assert state(page)[:2] == ("title", "1")
 
 
-def test_frame_is_drawn_with_the_engines_numbers(open_talk, server_url) -> None:
-    page = open_talk(hash_="#/9/4")
+def test_frame_is_drawn_with_the_engines_numbers(talk, server_url) -> None:
+    page = talk.open(hash_="#/9/4")
     frames = page.request.get(f"{server_url}/api/decks/{DECK}/slides/attention-map/frames").json()["frames"]
     scores = next(t for t in frames[3]["tensors"] if t["name"] == "map")
     cell = page.locator('#slide-attention-map [data-tensor="map"] .cell[data-r="2"][data-c="1"] text')
@@ -118,8 +118,8 @@ def test_frame_is_drawn_with_the_engines_numbers(open_talk, server_url) -> None:
     assert masked.locator("text").text_content() == "−∞"
 
 
-def test_swipe_steps(open_talk) -> None:
-    page = open_talk()
+def test_swipe_steps(talk) -> None:
+    page = talk.open()
     page.evaluate("""() => {
       const el = document.querySelector('#player');
       const ev = (type, x) => el.dispatchEvent(new PointerEvent(type, {clientX: x, clientY: 300,

@@ -5,28 +5,17 @@ per step. Runs on a small fixed deck (tests/browser/decks) so the talk's own con
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from live_server import live_server
 
-from attention_talk.web import create_app
 from attention_talk.web.keys import KEYS
-from attention_talk.web.settings import Settings
 
-DECKS = Path(__file__).parent / "decks"
-DEMO = "presenting-demo"
+DEMO = "presenting-demo"  # tests/browser/decks, served by the demo_url fixture (conftest.py)
 # (slide id, caption) of every step of the demo deck, in order.
 STEPS = [("opening", "Demo caption a.a"), ("map", "Demo caption b.a"), ("map", "Demo caption b.b"),
          ("map", "Demo caption b.c"), ("words", "Demo caption c.a"), ("words", "Demo caption c.b"),
          ("mask-again", "Demo caption d.a"), ("mask-again", "Demo caption d.b"), ("closing", "Demo caption e.a")]
-
-
-@pytest.fixture(scope="module")
-def demo_url():
-    with live_server(create_app(Settings(decks_dir=DECKS))) as url:
-        yield url
 
 
 class Watch:
@@ -54,7 +43,8 @@ def watch(page, demo_url):
     w = Watch(urlparse(demo_url).netloc)
     w.attach(page)
     page.context.on("page", w.attach)
-    return w
+    yield w
+    page.context.remove_listener("page", w.attach)  # the context outlives the test
 
 
 def open_talk(page, base: str, hash_: str = "", deck: str = DEMO):

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import pytest
-from panel_check import OUTSIDE_STAGE, check_cell, num, panel_recomputes
+from panel_check import DRAWN, OUTSIDE_STAGE, check_cell, num, panel_recomputes
 
 DECK = "attention-walkthrough"
+
+# After a step is drawn: its caption, and whatever leaves the stage (one round trip per step).
+STEP_DRAWN = f"""async () => {{
+  await ({DRAWN})();
+  return [document.querySelector('#caption').innerText, ({OUTSIDE_STAGE})()];
+}}"""
+
 
 def test_walk_every_step(open_talk, watch, server_url) -> None:
     page = open_talk(DECK)
     manifest = page.request.get(f"{server_url}/api/decks/{DECK}").json()
     captions = [c for s in manifest["slides"] for c in s["captions"]]
     assert len(captions) >= 45
-    region = page.locator("#caption")
     for i, caption in enumerate(captions):
-        assert region.inner_text() == caption
-        page.wait_for_timeout(60)
-        assert page.evaluate(OUTSIDE_STAGE) == [], (i, caption)
+        shown, outside = page.evaluate(STEP_DRAWN)
+        assert shown == caption, i
+        assert outside == [], (i, caption)
         if i < len(captions) - 1:
             page.keyboard.press("ArrowRight")
     watch.assert_clean()
@@ -59,8 +65,8 @@ def test_choose_a_token(open_talk, watch) -> None:
     ("pipeline", 1, "Q"), ("pipeline", 5, "S"), ("pipeline", 6, "S"), ("pipeline", 7, "S"),
     ("pipeline", 8, "Z"), ("multi-head", 5, "cat"), ("multi-head", 5, "Y"), ("before-attention", 4, "c"),
 ])
-def test_derivation_panel_recomputes_the_cell(open_talk, watch, slide, step, tensor) -> None:
-    page = open_talk(DECK)
+def test_derivation_panel_recomputes_the_cell(talk, slide, step, tensor) -> None:
+    page = talk.open(DECK)
     goto_slide(page, slide, step)
     cells = page.locator(f".slide.active [data-tensor='{tensor}'] .cell.derivable")
     cells.first.wait_for()
@@ -68,11 +74,11 @@ def test_derivation_panel_recomputes_the_cell(open_talk, watch, slide, step, ten
         cell = cells.nth(k)
         cell.click()
         check_cell(page, cell)
-    watch.assert_clean()
+    talk.assert_clean()
 
 
-def test_cells_are_keyboard_reachable(open_talk, watch) -> None:
-    page = open_talk(DECK)
+def test_cells_are_keyboard_reachable(talk) -> None:
+    page = talk.open(DECK)
     goto_slide(page, "pipeline", 4)
     cell = page.locator(".slide.active [data-tensor='S'] .cell.derivable").first
     cell.wait_for()
@@ -82,11 +88,11 @@ def test_cells_are_keyboard_reachable(open_talk, watch) -> None:
     assert "q(" in page.locator(".derivation-panel .deriv-title").inner_text()
     page.keyboard.press("Escape")
     assert page.locator(".derivation-panel").is_hidden()
-    watch.assert_clean()
+    talk.assert_clean()
 
 
-def test_chapter_one_map_cells_explain_themselves(open_talk, watch) -> None:
-    page = open_talk("attention-step-by-step")
+def test_chapter_one_map_cells_explain_themselves(talk) -> None:
+    page = talk.open("attention-step-by-step")
     number = page.evaluate("window.attentionTalk.player.slides.findIndex(s => s.id === 'attention-map') + 1")
     assert number > 0, "chapter 1 has an attention-map slide"
     page.evaluate(f"location.hash = '#/{number}/4'")
@@ -95,4 +101,4 @@ def test_chapter_one_map_cells_explain_themselves(open_talk, watch) -> None:
     cell.click()
     value = panel_recomputes(page)
     assert value == pytest.approx(num(cell.locator("text").text_content()), abs=0.06)
-    watch.assert_clean()
+    talk.assert_clean()

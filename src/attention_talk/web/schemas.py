@@ -1,7 +1,8 @@
 """Request and response models, for validation and the OpenAPI schema (and schemathesis, which
 checks every response against it). Routes that send precomputed bytes name these in
 ``responses=`` instead of validating their output again; the store builds those bytes from these
-same models (``Manifest.of``, ``DeckSummary.of``), so the schema and the bytes cannot drift."""
+same models (``Manifest.of``, ``DeckSummary.of``, ``SlideFrames``), so the schema and the bytes
+cannot drift."""
 
 from __future__ import annotations
 

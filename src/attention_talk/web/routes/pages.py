@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from attention_talk.deck import Deck
 from attention_talk.frames.model import STAGE_H, STAGE_W
 from attention_talk.paths import data_dir
 from attention_talk.web.deps import DeckDep, StoreDep
@@ -25,6 +26,11 @@ templates = Jinja2Templates(directory=str(data_dir("templates")))
 templates.env.globals.update(stage_w=STAGE_W, stage_h=STAGE_H)
 
 
+def manifest(deck: Deck) -> dict:
+    """The deck's manifest for the page's JSON data block: the same model as /api/decks/{deck}."""
+    return Manifest.of(deck).model_dump(mode="json")
+
+
 @router.get("/", include_in_schema=False)
 def index(request: Request, store: StoreDep) -> HTMLResponse:
     """The decks index."""
@@ -35,14 +41,14 @@ def index(request: Request, store: StoreDep) -> HTMLResponse:
 def talk(request: Request, deck: DeckDep) -> HTMLResponse:
     """The player: every slide's shell and every step's words, rendered on the server."""
     return templates.TemplateResponse(request, "talk.html", {
-        "deck": deck, "manifest": Manifest.of(deck).model_dump(mode="json"), "keys": KEYS})
+        "deck": deck, "manifest": manifest(deck), "keys": KEYS})
 
 
 @router.get("/talk/{deck}/presenter", include_in_schema=False)
 def presenter(request: Request, deck: DeckDep) -> HTMLResponse:
     """The speaker view: current and next step, notes, timer; follows the talk's window."""
     return templates.TemplateResponse(request, "presenter.html", {
-        "deck": deck, "manifest": Manifest.of(deck).model_dump(mode="json"), "keys": PRESENTER_KEYS, "presenter": True})
+        "deck": deck, "manifest": manifest(deck), "keys": PRESENTER_KEYS, "presenter": True})
 
 
 @router.get("/talk/{deck}/print", include_in_schema=False)
@@ -51,7 +57,7 @@ def print_view(request: Request, deck: DeckDep,
                ) -> HTMLResponse:
     """One 16:9 page per step, as the audience sees it; print it to get the PDF."""
     return templates.TemplateResponse(request, "print.html", {
-        "deck": deck, "manifest": Manifest.of(deck).model_dump(mode="json"), "notes": notes})
+        "deck": deck, "manifest": manifest(deck), "notes": notes})
 
 
 @router.get("/docs", include_in_schema=False)
