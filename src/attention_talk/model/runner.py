@@ -115,6 +115,11 @@ class Model:
         return (f"<Model {c.name!r}: {c.layers} layers, d={c.d_model}, {c.heads} heads / {c.kv_heads} KV heads, "
                 f"d_k={c.head_dim}, vocab {c.vocab}>")
 
+    def clear_cache(self) -> None:
+        """Forget the recent runs (the next run of any text computes again)."""
+        with self._lock:
+            self._cache.clear()
+
     def tokenize(self, text: str, max_tokens: int = MAX_TOKENS) -> list[int]:
         """Token ids of ``text``; TokenizerError ('text: …') for empty text, control characters or too many tokens."""
         ids = self.tokenizer.encode(text)
