@@ -212,6 +212,16 @@ def merge_heads(outputs: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(outputs, axis=1)
 
 
+def check_heads(heads: int, kv_heads: int) -> int:
+    """Query heads per key/value head (h / h_kv), or ValueError: both positive, h_kv divides h."""
+    for name, value in (("heads", heads), ("kv_heads", kv_heads)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if heads % kv_heads:
+        raise ValueError(f"kv_heads = {kv_heads} must divide heads = {heads}")
+    return heads // kv_heads
+
+
 def multi_head(
     x: np.ndarray,
     w_q: np.ndarray,
@@ -235,12 +245,8 @@ def multi_head(
     attention (Ainslie et al. 2023, arXiv:2305.13245; batched for every head in ``engine.gqa``).
     With ``context`` given, keys and values come from it (cross-attention); otherwise from ``x``.
     """
-    for name, value in (("heads", heads), ("kv_heads", heads if kv_heads is None else kv_heads)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
     kv_heads = heads if kv_heads is None else kv_heads
-    if heads % kv_heads:
-        raise ValueError(f"kv_heads = {kv_heads} must divide heads = {heads}")
+    check_heads(heads, kv_heads)
     x = _as_matrix("X", x)
     src = x if context is None else _as_matrix("context", context)
     w_q, w_k, w_v, w_o = (_as_matrix(nm, w) for nm, w in

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_talk.engine.attention import Attention, causal_mask, softmax
+from attention_talk.engine.attention import Attention, causal_mask, check_heads, softmax
 
 
 def kv_head_of(head: int, heads: int, kv_heads: int) -> int:
@@ -36,12 +36,7 @@ def kv_head_of(head: int, heads: int, kv_heads: int) -> int:
 
 def check_groups(heads: int, kv_heads: int) -> int:
     """r = heads / kv_heads, or ValueError when kv_heads does not divide heads."""
-    for name, value in (("heads", heads), ("kv_heads", kv_heads)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if heads % kv_heads:
-        raise ValueError(f"kv_heads = {kv_heads} must divide heads = {heads}")
-    return heads // kv_heads
+    return check_heads(heads, kv_heads)
 
 
 @dataclass(frozen=True)
