@@ -81,6 +81,13 @@ class Run:
         return sum(a.nbytes for a in arrays)
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only contiguous copy (cached results are shared by every caller)."""
+    out = np.array(a, order="C")
+    out.flags.writeable = False
+    return out
+
+
 def pick(name: str, asked: list[int] | tuple[int, ...] | None, count: int) -> list[int]:
     """The indices asked for, checked (0-based, each once, in order); None means all."""
     if asked is None:
@@ -141,8 +148,9 @@ class Model:
         layers_, heads_ = pick("layers", layers, self.config.layers), pick("heads", heads, self.config.heads)
         ids = self.tokenize(text, max_tokens)
         full = self._full_run(text, ids, tuple(w for w in WANTS if w in want), top)
-        maps = {key: m for key, m in full.maps.items() if key[0] in layers_ and key[1] in heads_}
-        return Run(text=text, ids=full.ids, tokens=full.tokens, pieces=full.pieces, layers=layers_, heads=heads_,
+        maps = {(layer, head): full.maps[(layer, head)] for layer in layers_ for head in heads_}
+        return Run(text=text, ids=list(full.ids), tokens=list(full.tokens), pieces=list(full.pieces),
+                   layers=layers_, heads=heads_,
                    maps=maps, residual=full.residual, next_tokens=full.next_tokens, logits=full.logits)
 
     def _full_run(self, text: str, ids: list[int], want: tuple[str, ...], top: int) -> Run:
@@ -163,6 +171,8 @@ class Model:
         with one_blas_thread():
             trace = forward(self.weights, self.config, ids)
             last = logits(self.weights, trace.hidden[-1:])[0]  # (V,)
+        for array in (trace.residual, last):
+            array.flags.writeable = False  # shared by every caller that asks for this text again
         maps = {}
         for layer, att in enumerate(trace.attention):
             for head in range(self.config.heads):
@@ -170,7 +180,7 @@ class Model:
                 parts = {"weights": att.weights[head], "q": att.q[head], "k": att.k[g], "v": att.v[g],
                          "scores": att.scores[head]}
                 maps[(layer, head)] = HeadMaps(layer=layer, head=head, kv_head=g,
-                                               **{w: np.ascontiguousarray(parts[w]) for w in want})
+                                               **{w: _frozen(parts[w]) for w in want})
         return Run(text=text, ids=list(ids), tokens=[self.tokenizer.display(i) for i in ids],
                    pieces=self.tokenizer.pieces(ids), layers=list(range(self.config.layers)),
                    heads=list(range(self.config.heads)), maps=maps, residual=trace.residual,

@@ -17,6 +17,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
+from attention_talk.model.gguf_file import ModelFileError
+
 GPT2_SPLIT = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 LLAMA3_SPLIT = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
                 r"""|\s*[\r\n]+|\s+(?!\S)|\s+""")
@@ -34,7 +36,7 @@ ALLOWED_CONTROLS = {"\n", "\t", "\r"}
 
 
 class TokenizerError(ValueError):
-    """Text the model cannot take, or a file whose tokenizer is not supported; the message says which."""
+    """Text the model cannot take; the message names the field ('text: …') and the reason."""
 
 
 @cache
@@ -116,10 +118,10 @@ def build_tokenizer(reader) -> Tokenizer:
 
     kind = reader.fields["tokenizer.ggml.model"].contents() if "tokenizer.ggml.model" in reader.fields else None
     if kind != "gpt2":
-        raise TokenizerError(f"tokenizer {kind!r} is not supported; only byte-level BPE ('gpt2') is")
+        raise ModelFileError(f"tokenizer {kind!r} is not supported; only byte-level BPE ('gpt2') is")
     pre = reader.fields["tokenizer.ggml.pre"].contents() if "tokenizer.ggml.pre" in reader.fields else "default"
     if pre not in PRE_TOKENIZERS:
-        raise TokenizerError(f"pre-tokenizer {pre!r} is not supported; known: {', '.join(sorted(PRE_TOKENIZERS))}")
+        raise ModelFileError(f"pre-tokenizer {pre!r} is not supported; known: {', '.join(sorted(PRE_TOKENIZERS))}")
     digits, split = PRE_TOKENIZERS[pre]
     tokens = tuple(reader.fields["tokenizer.ggml.tokens"].contents())
     merges = [tuple(m.split(" ", 1)) for m in reader.fields["tokenizer.ggml.merges"].contents()]

@@ -14,7 +14,7 @@ import numpy as np
 from anyio.lowlevel import RunVar
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 
-from attention_talk.model import INSTALL_HINT, Loader, Model, ModelFileError, ModelMissing, TokenizerError, loader
+from attention_talk.model import INSTALL_HINT, Loader, Model, ModelFileError, ModelMissing, loader
 from attention_talk.model.runner import pick
 from attention_talk.web.model_schemas import MAX_WEIGHTS, ModelAttention, ModelAttentionRequest, ModelInfo
 from attention_talk.web.responses import JSON
@@ -56,10 +56,6 @@ async def _off_loop(fn, *args):
         return await anyio.to_thread.run_sync(partial(fn, *args))
     except (ModelMissing, ModelFileError) as exc:
         raise HTTPException(status_code=503, detail=f"model: {exc}") from None
-    except TokenizerError as exc:
-        if "not supported" in str(exc):
-            raise HTTPException(status_code=503, detail=f"model: {exc}") from None
-        raise
 
 
 @router.get("/api/model", response_model=ModelInfo)
