@@ -90,7 +90,9 @@ def attention_json(model: Model, req: ModelAttentionRequest) -> dict:
 async def model_attention(req: ModelAttentionRequest, request: Request) -> JSON:
     """Every attention map (weights) of the layers and heads asked for, and the likely next tokens.
 
-    Numbering is 0-based as in the GGUF file; null layers or heads means all of them."""
+    Numbering is 0-based as in the GGUF file; null layers or heads means all of them. At most 64
+    tokens, and at most 262,144 weights (layers × heads × tokens²) per response: a 422 naming the
+    field otherwise. Texts asked for recently are answered from a cache."""
     model = await _off_loop(_loader(request).model)
     try:
         payload = await anyio.to_thread.run_sync(partial(attention_json, model, req), limiter=_runs())
