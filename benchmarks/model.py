@@ -36,34 +36,37 @@ def text_of(model, n: int) -> str:
     return model.tokenizer.decode(model.tokenizer.encode(STORY * 2)[:n])
 
 
-def median_seconds(fn, repeats: int) -> float:
-    times = []
+def median_seconds(fn, repeats: int) -> tuple[float, float]:
+    """Median wall-clock and CPU seconds (CPU time shows the cost when other work shares the cores)."""
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall), statistics.median(cpu)
 
 
-def row(what: str, seconds: float, note: str = "") -> None:
-    print(f"| {what:<14} | {seconds * 1e3:10.1f} ms | {note}")
+def row(what: str, seconds: tuple[float, float], note: str = "") -> None:
+    print(f"| {what:<14} | {seconds[0] * 1e3:10.1f} ms | {seconds[1] * 1e3:10.1f} ms | {note}")
 
 
 def main() -> None:
     ld = loader()
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     try:
         model = ld.model()
     except ModelMissing as exc:
         print(f"benchmarks/model.py: skipped, {exc}")
         return
-    load_s = time.perf_counter() - start
+    load_s = time.perf_counter() - start, time.process_time() - start_cpu
     cfg = model.config
     print(f"Python {platform.python_version()}, NumPy {np.__version__}, {os.cpu_count()} cores; {cfg.name}: "
           f"{cfg.layers} layers, d={cfg.d_model}, {cfg.heads} heads / {cfg.kv_heads} KV heads, float64 weights "
           f"{model.weights.nbytes / 2**20:.0f} MB; medians\n")
-    print(f"| {'what':<14} | {'time':>13} | note")
-    print(f"|{'-' * 16}|{'-' * 15}|------")
+    print(f"load average {os.getloadavg()[0]:.1f}: with other work on the cores, CPU time is the fairer figure\n")
+    print(f"| {'what':<14} | {'wall':>13} | {'CPU':>13} | note")
+    print(f"|{'-' * 16}|{'-' * 15}|{'-' * 15}|------")
     parts = ", ".join(f"{k} {v:.1f} s" for k, v in ld.seconds.items() if k != "total")
     row("load", load_s, parts)
     for n in SIZES:
