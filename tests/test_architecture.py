@@ -3,7 +3,7 @@
 - no source file (Python or JS) over 400 lines, no Python function over 60 lines (the JS limits
   are eslint's ``max-lines`` and ``max-lines-per-function``, run by ``make lint``);
 - no import loop among the project's Python modules, nor among the JS folders;
-- layers import downwards only: engine ← deck ← figures ← frames ← web.
+- layers import downwards only: engine ← model ← deck ← figures ← frames ← web.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_no_python_import_loop() -> None:
     assert find_cycle({n: {m for m in deps if not n.startswith(m + ".")} for n, deps in graph.items()}) is None
 
 
-LAYERS = ["attention_talk.formatting", "attention_talk.engine", "attention_talk.deck",
+LAYERS = ["attention_talk.formatting", "attention_talk.engine", "attention_talk.model", "attention_talk.deck",
           "attention_talk.figures", "attention_talk.frames", "attention_talk.web"]
 
 

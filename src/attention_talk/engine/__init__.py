@@ -29,9 +29,11 @@ from attention_talk.engine.costs import (
     costs,
     get_preset,
 )
-from attention_talk.engine.decode import Decode, DecodeStep, KVCache, decode, decode_step
+from attention_talk.engine.decode import Decode, DecodeStep, KVCache, decode, decode_step, decode_step_grouped
 from attention_talk.engine.embeddings import embed, sinusoidal_positions
 from attention_talk.engine.flash import FlashAttention, Tile, flash_attend
+from attention_talk.engine.gqa import GroupedAttention, grouped_attend, kv_head_of
+from attention_talk.engine.rope import rope, rope_angles, rope_frequencies, rope_matrix
 
 __all__ = [
     "PRESETS",
@@ -41,6 +43,7 @@ __all__ = [
     "Decode",
     "DecodeStep",
     "FlashAttention",
+    "GroupedAttention",
     "KVCache",
     "MLAShape",
     "MultiHead",
@@ -52,12 +55,19 @@ __all__ = [
     "costs",
     "decode",
     "decode_step",
+    "decode_step_grouped",
     "embed",
     "flash_attend",
     "get_preset",
+    "grouped_attend",
+    "kv_head_of",
     "merge_heads",
     "multi_head",
     "padding_mask",
+    "rope",
+    "rope_angles",
+    "rope_frequencies",
+    "rope_matrix",
     "scores",
     "sinusoidal_positions",
     "softmax",

@@ -212,6 +212,16 @@ def merge_heads(outputs: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(outputs, axis=1)
 
 
+def check_heads(heads: int, kv_heads: int) -> int:
+    """Query heads per key/value head (h / h_kv), or ValueError: both positive, h_kv divides h."""
+    for name, value in (("heads", heads), ("kv_heads", kv_heads)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if heads % kv_heads:
+        raise ValueError(f"kv_heads = {kv_heads} must divide heads = {heads}")
+    return heads // kv_heads
+
+
 def multi_head(
     x: np.ndarray,
     w_q: np.ndarray,
@@ -225,15 +235,18 @@ def multi_head(
     scale: float | None = None,
     temperature: float = 1.0,
     context: np.ndarray | None = None,
+    kv_heads: int | None = None,
 ) -> MultiHead:
     """Multi-head attention: MultiHead(X) = Concat(head_1, …, head_h) W_O.
 
-    ``w_q`` and ``w_k`` are (d, h·d_k), ``w_v`` is (d, h·d_v) and ``w_o`` is (h·d_v, d_out); head i
-    uses the i-th column block of each. With ``context`` given, keys and values come from it
-    (cross-attention); otherwise from ``x`` (self-attention).
+    ``w_q`` is (d, h·d_k), ``w_k`` (d, h_kv·d_k), ``w_v`` (d, h_kv·d_v) and ``w_o`` (h·d_v, d_out);
+    head i uses the i-th column block of W_Q and W_O and block i // (h / h_kv) of W_K and W_V.
+    ``kv_heads`` (h_kv) defaults to ``heads``: plain multi-head attention; fewer is grouped-query
+    attention (Ainslie et al. 2023, arXiv:2305.13245; batched for every head in ``engine.gqa``).
+    With ``context`` given, keys and values come from it (cross-attention); otherwise from ``x``.
     """
-    if not isinstance(heads, (int, np.integer)) or isinstance(heads, bool) or heads < 1:
-        raise ValueError(f"heads must be a positive integer, got {heads!r}")
+    kv_heads = heads if kv_heads is None else kv_heads
+    check_heads(heads, kv_heads)
     x = _as_matrix("X", x)
     src = x if context is None else _as_matrix("context", context)
     w_q, w_k, w_v, w_o = (_as_matrix(nm, w) for nm, w in
@@ -241,23 +254,26 @@ def multi_head(
     d = x.shape[1]
     if src.shape[1] != d:
         raise ValueError(f"X and context must have the same width: X is {x.shape}, context is {src.shape}")
-    for name, w in (("W_Q", w_q), ("W_K", w_k), ("W_V", w_v)):
+    for name, w, blocks in (("W_Q", w_q, heads), ("W_K", w_k, kv_heads), ("W_V", w_v, kv_heads)):
         if w.shape[0] != d:
             raise ValueError(f"{name} must have {d} rows to match X {x.shape}, got shape {w.shape}")
-        if w.shape[1] % heads:
-            raise ValueError(f"{name} has {w.shape[1]} columns, which {heads} heads do not divide")
-    if w_q.shape[1] != w_k.shape[1]:
-        raise ValueError(f"W_Q and W_K must have the same shape: {w_q.shape} vs {w_k.shape}")
-    if w_o.shape[0] != w_v.shape[1]:
-        raise ValueError(f"W_O must have h·d_v = {w_v.shape[1]} rows, got shape {w_o.shape}")
+        if w.shape[1] % blocks:
+            raise ValueError(f"{name} has {w.shape[1]} columns, which {blocks} heads do not divide")
+    if w_q.shape[1] // heads != w_k.shape[1] // kv_heads:
+        raise ValueError(f"W_Q and W_K must have the same width per head: {w_q.shape} for {heads} heads "
+                         f"vs {w_k.shape} for {kv_heads}")
+    if w_o.shape[0] != w_v.shape[1] // kv_heads * heads:
+        raise ValueError(f"W_O must have h·d_v = {w_v.shape[1] // kv_heads * heads} rows, got shape {w_o.shape}")
 
     q_all = x @ w_q  # (n_q, h·d_k)
-    k_all = src @ w_k  # (n_k, h·d_k)
-    v_all = src @ w_v  # (n_k, h·d_v)
+    k_all = src @ w_k  # (n_k, h_kv·d_k)
+    v_all = src @ w_v  # (n_k, h_kv·d_v)
+    k_heads, v_heads = np.split(k_all, kv_heads, axis=1), np.split(v_all, kv_heads, axis=1)
+    group = heads // kv_heads  # query heads per key/value head
     results = [
-        attend(q, k, v, causal=causal, mask=mask, scale=scale, temperature=temperature)
-        for q, k, v in zip(np.split(q_all, heads, axis=1), np.split(k_all, heads, axis=1),
-                           np.split(v_all, heads, axis=1), strict=True)
+        attend(q, k_heads[i // group], v_heads[i // group], causal=causal, mask=mask, scale=scale,
+               temperature=temperature)
+        for i, q in enumerate(np.split(q_all, heads, axis=1))
     ]
     outputs = [r.output for r in results]  # each (n_q, d_v)
     concat = merge_heads(outputs)  # (n_q, h·d_v)

@@ -123,7 +123,7 @@ PRESETS: dict[str, Preset] = {
         Preset(name="vaswani-base", d_model=512, heads=8, d_k=64, d_v=64, layers=6, source=SOURCE_VAS,
                description="The base Transformer of Attention Is All You Need"),
         Preset(name="smollm2-135m", d_model=576, heads=9, d_k=64, d_v=64, layers=30, kv_heads=3,
-               vocab=49_152, source=SOURCE_SM,
+               vocab=49_152, max_positions=8192, source=SOURCE_SM,
                description="SmolLM2-135M: 9 query heads sharing 3 key/value heads (GQA)"),
     )
 }

