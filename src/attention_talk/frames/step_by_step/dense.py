@@ -15,7 +15,7 @@ from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.shared import preset, stages
 
-LAYOUT = {"dense": box(60, 120, 1000, 650), "note": box(1100, 200, 440, 330)}
+LAYOUT = {"dense": box(60, 120, 1000, 640), "note": box(1100, 200, 440, 330)}
 SHOWN_TERMS = 3  # products of neuron 1 written out in the "neuron" note
 
 

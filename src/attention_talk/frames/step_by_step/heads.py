@@ -9,6 +9,8 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.engine import multi_head
+from attention_talk.engine.costs import Costs
+from attention_talk.figures import preset_figures
 from attention_talk.formatting import count, scientific
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
@@ -19,7 +21,7 @@ from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter, flop_counter
 from attention_talk.frames.step_by_step.shared import preset, stages
 
-LAYOUT = {"heads": box(40, 115, 1000, 655), "note": box(1080, 180, 480, 330), "concat-note": box(1080, 150, 480, 420),
+LAYOUT = {"heads": box(40, 115, 1000, 645), "note": box(1080, 180, 480, 330), "concat-note": box(1080, 150, 480, 420),
           "total-note": box(1080, 130, 480, 560)}
 DEMO_HEADS = 3
 
@@ -53,8 +55,8 @@ def _many(ctx: BuildContext) -> FrameBody:
     c = preset(ctx)
     return FrameBody(counters=[counter(ctx, "w_o")], notes=[Note(id="about", box=LAYOUT["note"], kind="neutral", text=(
         f"A real layer runs {count(c.preset.heads)} heads side by side, each with its own W_Q, W_K, W_V and slice "
-        f"of W_O, so each can learn a different relationship. In all: {count(c.weights_attention().value)} "
-        "weights per layer."))])
+        f"of W_O, so each can learn a different relationship. Plain multi-head at this width: "
+        f"{count(c.weights_attention().value)} weights per layer."))])
 
 
 def _sum(ctx: BuildContext) -> FrameBody:
@@ -69,22 +71,36 @@ def _concat(ctx: BuildContext) -> FrameBody:
     wide = count(pr.heads * pr.d_v)
     return FrameBody(counters=[counter(ctx, "heads")], notes=[Note(
         id="about", box=LAYOUT["concat-note"], kind="output", text=(
-            f"Same thing, said differently: put the heads' {count(pr.d_v)}-wide outputs side by side "
-            f"({count(n)} × {wide}) and multiply once by the stacked W_O ({wide} × {count(pr.d_model)}). "
+            f"Same thing, said differently: O = concat(Z₁ … Z_h)·W_O. Put the heads' {count(pr.d_v)}-wide "
+            f"outputs side by side ({count(n)} × {wide}) and multiply once by the stacked W_O "
+            f"({wide} × {count(pr.d_model)}). "
             f"Checked by the engine with {count(chk['heads'])} heads: the largest difference is "
             f"{scientific(chk['max_abs_difference'])}."))])
 
 
+def _real_model(c: Costs, model: str) -> str:
+    """What the real model does differently (MLA, DSA), when the preset has the figures."""
+    p = c.preset
+    if p.mla is None:
+        return ""
+    wq = sum(r * k for name, (r, k) in c.mla_matrices().items() if name.startswith("wq"))
+    text = (f" The real {model} uses MLA: its projections hold {count(c.mla_weights().value)} weights (W_Q alone "
+            f"{count(wq)}) and its scores are {count(p.mla.qk_nope_head_dim + p.mla.qk_rope_head_dim)} wide.")
+    if p.dsa_top_k:
+        text += f" With DSA each query reads only the top {count(p.dsa_top_k)} tokens."
+    return text
+
+
 def _total(ctx: BuildContext) -> FrameBody:
     c, n = preset(ctx), len(ctx.tokens)
-    total, proj = c.flops_per_token(), c.flops_projections()
+    total = c.flops_per_token()
     v = flop_counter(c, n, "per_token")
+    model = str(preset_figures(ctx.deck)["model"])
     return FrameBody(counters=[counter(ctx, "per_token")], notes=[Note(
         id="about", box=LAYOUT["total-note"], kind="neutral", text=(
-            f"Per token, one layer: {total.formula}. The projections W_Q, W_K, W_V, W_O cost "
-            f"{count(proj.value)} ({proj.formula}); QKᵀ and weights × V add {count(total.per_n)} for every "
-            f"token of context. At n = {count(n)}: {count(v.value)} FLOPs. These are DeepSeek-V3.2's sizes; "
-            "later chapters change them."))])
+            f"Per token, one layer: {total.formula}: the four projections, plus QKᵀ and A·V for every token "
+            f"of context. At n = {count(n)}: {count(v.value)} FLOPs. That is plain multi-head attention at "
+            f"{model}'s width." + _real_model(c, model)))])
 
 
 STAGES = stages(HeadsParams, {"many": _many, "sum": _sum, "concat": _concat, "total": _total})
