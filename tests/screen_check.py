@@ -10,6 +10,7 @@ longest number), 24). The stage is 1600 wide; at a 1280 px window 20 stage units
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from attention_talk.formatting import number
@@ -22,7 +23,7 @@ CHROME_ITEMS = 3  # the slide title, the caption and the position line the playe
 
 
 def _gaps(index: list[int]) -> int:
-    return sum(1 for a, b in zip(index, index[1:], strict=False) if b != a + 1)
+    return sum(1 for a, b in itertools.pairwise(index) if b != a + 1)
 
 
 @dataclass(frozen=True)

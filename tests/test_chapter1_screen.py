@@ -99,6 +99,7 @@ def test_honest_labels(deck, frames) -> None:
     assert "designed for the story, not trained" in frames["tokens-need-context"][0].notes[0].text
     stack = frames["first-block"][0]
     assert all(f in stack.narration for f in ("61", "first 3", "other 58", "129,280"))
-    bill = frames["many-heads"][3]
-    for figure in ("187,105,280", "48,758,784", "192", "2,048", "plain multi-head"):
-        assert figure in bill.notes[0].text and figure in bill.narration, figure
+    assert "plain multi-head" in frames["many-heads"][3].notes[0].text
+    real = frames["many-heads"][4]
+    for figure in ("187,105,280", "469,762,048", "48,758,784", "192", "2,048", "plain multi-head"):
+        assert figure in real.notes[0].text and figure in real.narration, figure

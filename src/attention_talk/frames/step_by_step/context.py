@@ -86,7 +86,8 @@ def neighbour_links(ctx: BuildContext) -> list[float]:
 def _neighbours(ctx: BuildContext) -> FrameBody:
     """Arcs from the focus token to the words it may read (itself and earlier), as strong as its weights."""
     toks, focus = ctx.tokens, ctx.focus
-    earlier = ", ".join(f"“{t}”" for t in toks[:focus])
+    quoted = [f"“{t}”" for t in toks[:focus]]
+    earlier = " and ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted) or "nothing else"
     return FrameBody(
         widgets=[tokens_widget("sentence", toks, LAYOUT["sentence"], focus=focus, links=neighbour_links(ctx))],
         notes=[Note(id="about", box=LAYOUT["neighbours-note"], kind="neutral", text=(

@@ -27,7 +27,7 @@ DEMO_HEADS = 3
 
 
 class HeadsParams(Params):
-    stage: Literal["many", "sum", "concat", "total"]
+    stage: Literal["many", "sum", "concat", "total", "real"]
 
 
 def heads_check(ctx: BuildContext) -> dict:
@@ -84,10 +84,12 @@ def _real_model(c: Costs, model: str) -> str:
     if p.mla is None:
         return ""
     wq = sum(r * k for name, (r, k) in c.mla_matrices().items() if name.startswith("wq"))
-    text = (f" The real {model} uses MLA: its projections hold {count(c.mla_weights().value)} weights (W_Q alone "
-            f"{count(wq)}) and its scores are {count(p.mla.qk_nope_head_dim + p.mla.qk_rope_head_dim)} wide.")
+    text = (f" The real {model} uses MLA (multi-head latent attention): its projections hold "
+            f"{count(c.mla_weights().value)} weights per layer, not {count(c.weights_attention().value)} (W_Q alone "
+            f"{count(wq)}), and its scores are {count(p.mla.qk_nope_head_dim + p.mla.qk_rope_head_dim)} numbers "
+            f"wide ({count(p.mla.qk_nope_head_dim)} + {count(p.mla.qk_rope_head_dim)} for positions).")
     if p.dsa_top_k:
-        text += f" With DSA each query reads only the top {count(p.dsa_top_k)} tokens."
+        text += f" With DSA (sparse attention) each query reads only the top {count(p.dsa_top_k)} tokens, not all n."
     return text
 
 
@@ -99,18 +101,28 @@ def _total(ctx: BuildContext) -> FrameBody:
     return FrameBody(counters=[counter(ctx, "per_token")], notes=[Note(
         id="about", box=LAYOUT["total-note"], kind="neutral", text=(
             f"Per token, one layer: {total.formula}: the four projections, plus QKᵀ and A·V for every token "
-            f"of context. At n = {count(n)}: {count(v.value)} FLOPs. That is plain multi-head attention at "
-            f"{model}'s width." + _real_model(c, model)))])
+            f"of context. At n = {count(n)}: {count(v.value)} FLOPs, for plain multi-head attention at "
+            f"{model}'s width."))])
 
 
-STAGES = stages(HeadsParams, {"many": _many, "sum": _sum, "concat": _concat, "total": _total})
+def _real(ctx: BuildContext) -> FrameBody:
+    """What the real model does differently: MLA's projections and scores, DSA's top-k reading."""
+    c = preset(ctx)
+    model = str(preset_figures(ctx.deck)["model"])
+    return FrameBody(counters=[counter(ctx, "per_token")], notes=[Note(
+        id="about", box=LAYOUT["total-note"], kind="neutral", text=(
+            f"All of this was plain multi-head attention at {model}'s width." + _real_model(c, model)))])
+
+
+STAGES = stages(HeadsParams, {"many": _many, "sum": _sum, "concat": _concat, "total": _total, "real": _real})
 
 
 def _heads_data(ctx: BuildContext, stage: str) -> dict:
     c = preset(ctx)
     pr = c.preset
     return {"heads": pr.heads, "d_model": pr.d_model, "d_k": pr.d_k, "d_v": pr.d_v, "n": len(ctx.tokens),
-            "stage": stage, "per_head_weights": int(4 * c.weights_per_head("W_Q").value),
+            "stage": "total" if stage == "real" else stage,
+            "per_head_weights": int(4 * c.weights_per_head("W_Q").value),
             "all_weights": int(c.weights_attention().value)}
 
 

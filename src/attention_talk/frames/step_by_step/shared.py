@@ -162,6 +162,6 @@ def table_times_matrix(ctx: BuildContext, w: np.ndarray, out: np.ndarray, *, w_n
                  hide_numbers(learned(tensor(w_name, w_name, "weight", w, at.middle, max_rows=MATRIX_ROWS,
                                              max_cols=TABLE_COLS), w, w_name)),
                  derive_projection(tensor(out_name, f"{out_name} = X·{w_name}", out_kind, out, at.right, rows=toks,
-                                          max_cols=TABLE_COLS, highlight=hl),
+                                          max_cols=TABLE_COLS),  # no row dimmed: every row is new
                                    s.x, w, x_name="x", w_name=w_name, row_names=toks)],
         symbols=at.signs())
