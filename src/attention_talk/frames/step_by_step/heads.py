@@ -11,7 +11,7 @@ import numpy as np
 from attention_talk.engine import multi_head
 from attention_talk.engine.costs import Costs
 from attention_talk.figures import preset_figures
-from attention_talk.formatting import count, scientific
+from attention_talk.formatting import count, number, scientific
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
@@ -22,7 +22,8 @@ from attention_talk.frames.step_by_step.counter import counter, flop_counter
 from attention_talk.frames.step_by_step.shared import preset, stages
 
 LAYOUT = {"heads": box(40, 115, 1000, 645), "note": box(1080, 180, 480, 330), "concat-note": box(1080, 150, 480, 420),
-          "total-note": box(1080, 130, 480, 560)}
+          "total-note": box(1080, 130, 480, 560), "real-weights": box(40, 140, 1000, 280),
+          "real-keys": box(40, 480, 1000, 220)}
 DEMO_HEADS = 3
 
 
@@ -105,11 +106,35 @@ def _total(ctx: BuildContext) -> FrameBody:
             f"{model}'s width."))])
 
 
+def _millions(x: int) -> str:
+    return f"{number(x / 1e6, 1)} M"
+
+
+def _real_bars(c: Costs) -> list:
+    """Plain multi-head against MLA (weights per layer) and against DSA (keys read per query)."""
+    p = c.preset
+    if p.mla is None:
+        return []
+    wq = sum(r * k for name, (r, k) in c.mla_matrices().items() if name.startswith("wq"))
+    weights = [int(c.weights_attention().value), int(c.mla_weights().value), wq]
+    bars = [widget("weight-bars", "real-weights", LAYOUT["real-weights"], kind="weight", data={
+        "title": "projection weights, one layer", "labels": ["multi-head", "MLA", "MLA's W_Q"],
+        "values": [float(v) for v in weights], "digits": 0, "highlight": 1, "sum": None,
+        "value_labels": [_millions(v) for v in weights]})]
+    if p.dsa_top_k and p.max_positions:
+        read = [p.max_positions, p.dsa_top_k]
+        bars.append(widget("weight-bars", "real-keys", LAYOUT["real-keys"], kind="neutral", data={
+            "title": f"keys each query reads, at {count(p.max_positions)} tokens", "labels": ["every token", "DSA"],
+            "values": [float(v) for v in read], "digits": 0, "highlight": 1, "sum": None,
+            "value_labels": [count(v) for v in read]}))
+    return bars
+
+
 def _real(ctx: BuildContext) -> FrameBody:
     """What the real model does differently: MLA's projections and scores, DSA's top-k reading."""
     c = preset(ctx)
     model = str(preset_figures(ctx.deck)["model"])
-    return FrameBody(counters=[counter(ctx, "per_token")], notes=[Note(
+    return FrameBody(counters=[counter(ctx, "per_token")], widgets=_real_bars(c), notes=[Note(
         id="about", box=LAYOUT["total-note"], kind="neutral", text=(
             f"All of this was plain multi-head attention at {model}'s width." + _real_model(c, model)))])
 
@@ -121,8 +146,7 @@ def _heads_data(ctx: BuildContext, stage: str) -> dict:
     c = preset(ctx)
     pr = c.preset
     return {"heads": pr.heads, "d_model": pr.d_model, "d_k": pr.d_k, "d_v": pr.d_v, "n": len(ctx.tokens),
-            "stage": "total" if stage == "real" else stage,
-            "per_head_weights": int(4 * c.weights_per_head("W_Q").value),
+            "stage": stage, "per_head_weights": int(4 * c.weights_per_head("W_Q").value),
             "all_weights": int(c.weights_attention().value)}
 
 
@@ -130,5 +154,6 @@ def _heads_data(ctx: BuildContext, stage: str) -> dict:
 def many_heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
     """128 heads, each with its own matrices; their outputs summed = concat × one big W_O."""
     body = STAGES[p.stage](ctx)
-    body.widgets.insert(0, widget("heads", "heads", LAYOUT["heads"], _heads_data(ctx, p.stage)))
+    if p.stage != "real":  # the real model's step compares figures instead
+        body.widgets.insert(0, widget("heads", "heads", LAYOUT["heads"], _heads_data(ctx, p.stage)))
     return body
