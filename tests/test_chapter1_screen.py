@@ -72,9 +72,12 @@ def test_learned_matrices_are_weight_coloured(frames) -> None:
         for t in f.tensors:
             if t.name.startswith("W_"):
                 assert t.kind == "weight", (at, t.name)
-        for n in f.notes:
-            if re.search(r"\b(matrix|W_[QKVO])\b", n.text) and "W_" in n.text.split(".")[0]:
-                assert n.kind in ("weight", "neutral", "output"), (at, n.text)
+    # the notes that introduce a learned matrix or count its weights
+    for slide, step in [("query-dense", 3), ("query-matrix", 1), ("keys", 3), ("values", 3), ("enriched", 3)]:
+        (note,) = frames[slide][step - 1].notes
+        assert note.kind == "weight" and re.search(r"W_[QKVO]|weights", note.text), (slide, step)
+    bars = {w.id: w.kind for w in frames["many-heads"][4].widgets}
+    assert bars == {"real-weights": "weight", "real-keys": "neutral"}
 
 
 def words(frames, deck):

@@ -65,4 +65,5 @@ def dense_layer(ctx: BuildContext, p: DenseParams) -> FrameBody:
     """Token in (d numbers), question out (d_k): every output a neuron wired to every input."""
     return FrameBody(
         widgets=[widget("dense", "dense", LAYOUT["dense"], _network_data(ctx, p.stage), kind="query")],
-        notes=[Note(id="about", text=NOTES[p.stage](ctx), box=LAYOUT["note"], kind="query")])
+        notes=[Note(id="about", text=NOTES[p.stage](ctx), box=LAYOUT["note"],
+                    kind="weight" if p.stage == "weights" else "query")])  # the count is of W_Q's weights
