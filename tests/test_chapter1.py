@@ -24,7 +24,7 @@ DECK_PATH = data_dir("slides") / "attention-step-by-step.yaml"
 OUTLINE = [
     ("title", 1), ("first-block", 2), ("tokens-need-context", 4), ("query", 3), ("query-dense", 3),
     ("query-matrix", 3), ("keys", 3), ("every-token", 2), ("attention-map", 6), ("map-size", 3),
-    ("values", 4), ("softmax", 5), ("enriched", 5), ("whole-operation", 2), ("many-heads", 4),
+    ("values", 4), ("softmax", 6), ("enriched", 5), ("whole-operation", 2), ("many-heads", 5),
     ("sources", 1),
 ]
 
@@ -68,7 +68,7 @@ def test_counter_follows_facts(frames) -> None:
     assert flops_at(frames, "every-token", 2) == 2 * 1_835_008 * 7
     assert flops_at(frames, "attention-map", 4) == 2 * 1_835_008 * 7 + 2 * 128 * 7 * 7
     assert flops_at(frames, "values", 4) == 3 * 1_835_008 * 7 + 2 * 128 * 49
-    assert flops_at(frames, "softmax", 4) == 3 * 1_835_008 * 7 + 4 * 128 * 49
+    assert flops_at(frames, "softmax", 5) == 3 * 1_835_008 * 7 + 4 * 128 * 49
     assert flops_at(frames, "enriched", 4) == 4 * 1_835_008 * 7 + 4 * 128 * 49
     assert flops_at(frames, "many-heads", 2) == 128 * (4 * 1_835_008 * 7 + 4 * 128 * 49)
     assert flops_at(frames, "many-heads", 4) == 939_524_096 + 65_536 * 7
@@ -76,7 +76,7 @@ def test_counter_follows_facts(frames) -> None:
     steps = [(s, i) for s, n in OUTLINE for i in range(1, n + 1)]
     values = [flops_at(frames, s, i) for s, i in steps if any(c.id == "flops" for c in frames[s][i - 1].counters)]
     assert values[0] == 1_835_008
-    per_sentence = values[:-1]
+    per_sentence = values[:-2]  # the last two steps show the per-token bill
     assert per_sentence == sorted(per_sentence)
 
 
@@ -91,15 +91,15 @@ def test_counter_total_is_the_cost_models_per_token(n) -> None:
 def test_softmax_frames_hold_the_story(deck, frames) -> None:
     toks = deck.story.tokens
     dog = toks.index("dog")
-    weights = next(t for t in frames["softmax"][1].tensors if t.name == "weights")
+    weights = next(t for t in frames["softmax"][2].tensors if t.name == "weights")
     row = np.array(weights.values[dog], dtype=float)
     assert np.argmax(row) == toks.index("old")
     assert row[dog] > row[0] and row[dog] > 0.1
     assert np.all(row[dog + 1:] == 0.0)
     assert row.sum() == pytest.approx(1.0, abs=1e-5)
-    sums = next(t for t in frames["softmax"][1].tensors if t.name == "sums")
+    sums = next(t for t in frames["softmax"][2].tensors if t.name == "sums")
     assert [round(v[0], 6) for v in sums.values] == [1.0] * len(toks)
-    note = frames["softmax"][4].notes[0].text
+    note = frames["softmax"][5].notes[0].text
     assert re.search(r"“dog” becomes \d+% “old”", note)
 
 
@@ -135,7 +135,7 @@ def test_every_chapter1_matrix_explains_its_cells(frames) -> None:
 
 
 def test_every_chapter1_derivation_recomputes_its_cell(frames) -> None:
-    assert check_all(frames) >= 2_000
+    assert check_all(frames) >= 1_500  # fewer, larger cells since the 16 px floor
 
 
 def test_chapter1_derivations_cover_every_kind(frames) -> None:
@@ -167,15 +167,15 @@ def test_chapter1_derivations_say_where_each_number_comes_from(deck, frames) -> 
     # o = a · W_O: 128 products
     o = tensor_at(frames, "enriched", 3, "o-row").derivation.cells[0].parts[0]
     assert (len(o.terms), o.more) == (3, 125)
-    # A = weights · V: one product per key, all seven shown
-    a = cell_of(tensor_at(frames, "softmax", 4, "A"), dog, 0).parts[0]
+    # Z = A·V: one product per key, all seven shown
+    a = cell_of(tensor_at(frames, "softmax", 5, "Z"), dog, 0).parts[0]
     assert [t.label for t in a.terms] == toks and a.more == 0
     # the scaled map: dot product, × 1/√128, + mask
     scaled = cell_of(tensor_at(frames, "softmax", 1, "scaled"), 0, dog)
     assert [p.op for p in scaled.parts] == ["sum", "scale", "mask"] and scaled.value is None
     # row sums list the row's weights; the residual adds x and o
-    row_sum = cell_of(tensor_at(frames, "softmax", 2, "sums"), dog, 0).parts[0]
-    weights = tensor_at(frames, "softmax", 2, "weights")
+    row_sum = cell_of(tensor_at(frames, "softmax", 3, "sums"), dog, 0).parts[0]
+    weights = tensor_at(frames, "softmax", 3, "weights")
     assert row_sum.op == "add" and [t.label for t in row_sum.terms] == toks
     assert [t.b for t in row_sum.terms] == pytest.approx(weights.values[dog], abs=1e-6)
     stream = cell_of(tensor_at(frames, "enriched", 5, "X2"), dog, 0)

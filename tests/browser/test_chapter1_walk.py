@@ -94,11 +94,12 @@ def test_growth_widget_is_interactive_and_keeps_the_clicker(open_talk) -> None:
 @pytest.mark.parametrize("hash_, tensors", [
     ("#/3/1", ["X"]),                          # embedding lookup
     ("#/6/2", ["x-row", "W_Q", "q-row"]),      # x · W_Q = q
-    ("#/9/6", ["Q", "KT", "map"]),             # the masked map
+    ("#/9/3", ["Q", "KT", "map"]),             # one cell: a query meets a key
+    ("#/9/6", ["map"]),                        # the masked map
     ("#/12/1", ["map", "scaled"]),             # ÷ √d_k, with −∞ cells
-    ("#/12/2", ["weights", "sums"]),           # softmax and the row sums
-    ("#/12/4", ["weights", "V", "A"]),         # A = weights · V
-    ("#/13/3", ["a-row", "W_O", "o-row"]),     # a · W_O
+    ("#/12/3", ["weights", "sums"]),           # softmax and the row sums
+    ("#/12/5", ["weights", "V", "Z"]),         # Z = A·V
+    ("#/13/3", ["z-row", "W_O", "o-row"]),     # z · W_O
     ("#/13/5", ["X", "O", "X2"]),              # the residual X + O
 ])
 def test_panels_recompute_the_cell(talk, hash_, tensors) -> None:

@@ -104,6 +104,8 @@ class Preset:
     max_positions: int | None = None
     bytes_per_number: int = 2  # bf16
     mla: MLAShape | None = None
+    dense_layers: int | None = None  # the first layers with a dense feed-forward part; the rest are MoE
+    dsa_top_k: int | None = None  # DeepSeek sparse attention: the keys each query reads
     description: str = field(default="", compare=False)
 
     @property
@@ -118,6 +120,7 @@ PRESETS: dict[str, Preset] = {
                max_positions=163_840, source=f"{SOURCE_V3}; {SOURCE_V32}",
                mla=MLAShape(q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64,
                             v_head_dim=128),
+               dense_layers=3, dsa_top_k=2048,  # config: first_k_dense_replace, index_topk
                description="DeepSeek-V3.2 drawn as the talk's simplified multi-head attention "
                            "(d_k = d_v = 128, no RoPE part); the real MLA shapes are in .mla"),
         Preset(name="vaswani-base", d_model=512, heads=8, d_k=64, d_v=64, layers=6, source=SOURCE_VAS,

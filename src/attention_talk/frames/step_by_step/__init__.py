@@ -3,6 +3,7 @@
 from attention_talk.frames.step_by_step import (  # noqa: F401  (each module registers its builders)
     context,
     dense,
+    figures,
     growth,
     heads,
     output,

@@ -15,17 +15,17 @@ from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.step_by_step.chapter import CHAPTER
-from attention_talk.frames.step_by_step.shared import embedded, row_of, stages, tokens_widget
+from attention_talk.frames.step_by_step.shared import causal_attention, embedded, row_of, stages, tokens_widget
 from attention_talk.story import embed_words
 
 AMBIGUOUS = ("the bat flew out of the cave", "he swung the bat at the ball")
 WORD = "bat"
 
 LAYOUT = {
-    "X": box(60, 130, 1000, 560), "table-note": box(1110, 200, 430, 300),
+    "X": box(60, 130, 1000, 560), "table-note": box(1110, 180, 430, 380),
     "sent-a": box(80, 140, 1000, 80), "bat-a": box(80, 235, 1000, 110),
     "sent-b": box(80, 420, 1000, 80), "bat-b": box(80, 515, 1000, 110), "bat-note": box(1130, 300, 410, 200),
-    "sentence": box(160, 330, 1280, 170), "neighbours-note": box(360, 560, 880, 140),
+    "sentence": box(160, 300, 1280, 200), "neighbours-note": box(300, 540, 1000, 170),
 }
 
 
@@ -35,7 +35,7 @@ class ContextParams(Params):
 
 def _input_table(ctx: BuildContext, highlight: Highlight, text: str) -> FrameBody:
     s, toks = ctx.story, ctx.tokens
-    x = embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=9,
+    x = embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=6,
                         highlight=highlight), s.x, toks)
     return FrameBody(tensors=[x], notes=[Note(id="about", text=text, box=LAYOUT["table-note"], kind="input")])
 
@@ -43,7 +43,9 @@ def _input_table(ctx: BuildContext, highlight: Highlight, text: str) -> FrameBod
 def _table(ctx: BuildContext) -> FrameBody:
     d = count(ctx.story.x.shape[1])
     return _input_table(ctx, Highlight(), (f"{count(len(ctx.tokens))} tokens, one row each. A row is the "
-                                           f"token's embedding: {d} numbers."))
+                                           f"token's embedding: {d} numbers. Every number in this talk is "
+                                           "computed, but the embeddings and weights are designed for the "
+                                           "story, not trained."))
 
 
 def _pick(ctx: BuildContext) -> FrameBody:
@@ -76,15 +78,22 @@ def _bat(ctx: BuildContext) -> FrameBody:
     return body
 
 
+def neighbour_links(ctx: BuildContext) -> list[float]:
+    """Arc strengths from the focus token: its causal attention weights (0 for every later token)."""
+    return [float(w) for w in causal_attention(ctx).weights[ctx.focus]]
+
+
 def _neighbours(ctx: BuildContext) -> FrameBody:
-    """Arcs from the focus token to the words around it, no numbers yet."""
+    """Arcs from the focus token to the words it may read (itself and earlier), as strong as its weights."""
     toks, focus = ctx.tokens, ctx.focus
-    links = [0.0 if i == focus else 0.6 for i in range(len(toks))]
+    quoted = [f"“{t}”" for t in toks[:focus]]
+    earlier = " and ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted) or "nothing else"
     return FrameBody(
-        widgets=[tokens_widget("sentence", toks, LAYOUT["sentence"], focus=focus, links=links)],
+        widgets=[tokens_widget("sentence", toks, LAYOUT["sentence"], focus=focus, links=neighbour_links(ctx))],
         notes=[Note(id="about", box=LAYOUT["neighbours-note"], kind="neutral", text=(
-            f"Which neighbours tell us what “{toks[focus]}” means here? Mixing in the right ones, "
-            "for every token at once, is the job of attention."))])
+            f"Which neighbours tell us what “{toks[focus]}” means here? A model that writes text reads "
+            f"no word ahead, so “{toks[focus]}” can mix in only itself and {earlier}. Mixing in the right "
+            "ones, for every token at once, is the job of attention."))])
 
 
 STAGES = stages(ContextParams, {"table": _table, "pick": _pick, "bat": _bat, "neighbours": _neighbours})

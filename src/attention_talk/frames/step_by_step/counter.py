@@ -38,7 +38,7 @@ def _one_head(c: Costs, n: int) -> dict[str, CounterValue]:
         ("k_all", proj * n, f"+ W_K: 2 × {count(proj * n)}", f"1 head · {tok} · W_Q W_K"),
         ("scores", qk, f"+ QKᵀ: 2·d_k·n² = 2 × {dk} × {count(n)}² = {count(qk)}", f"1 head · {tok} · W_Q W_K QKᵀ"),
         ("v_all", proj_v * n, f"+ W_V: 2·d·d_v·n = {count(proj_v * n)}", f"1 head · {tok} · W_Q W_K QKᵀ W_V"),
-        ("mix", av, f"+ weights × V: 2·d_v·n² = {count(av)}", f"1 head · {tok} · … + weights·V"),
+        ("mix", av, f"+ A·V: 2·d_v·n² = {count(av)}", f"1 head · {tok} · … + A·V"),
         ("w_o", proj_o * n, f"+ W_O: 2·d_v·d·n = {count(proj_o * n)}", f"1 head · {tok} · all of it"),
     ]
     out = {"q1": CounterValue(proj, f"2·d·d_k = 2 × {d} × {dk}", "1 head · 1 token · W_Q")}
@@ -53,7 +53,7 @@ def flop_counter(c: Costs, n: int, stage: str) -> CounterValue:
     """Total attention FLOPs of the work shown so far, for n tokens (2 FLOPs per multiply-add).
 
     q1: one head's W_Q on one token (2·d·d_k) · q_all: on all n tokens · k_all: + W_K ·
-    scores: + QKᵀ (2·d_k·n²) · v_all: + W_V · mix: + weights × V (2·d_v·n²) · w_o: + W_O
+    scores: + QKᵀ (2·d_k·n²) · v_all: + W_V · mix: + A·V (2·d_v·n²) · w_o: + W_O
     (2·d_v·d·n) · heads: × h · per_token: ÷ n, which is the cost model's 939,524,096 + 65,536·n.
     """
     running = _one_head(c, n)

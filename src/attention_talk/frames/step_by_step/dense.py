@@ -15,7 +15,7 @@ from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.shared import preset, stages
 
-LAYOUT = {"dense": box(60, 120, 1000, 650), "note": box(1100, 200, 440, 330)}
+LAYOUT = {"dense": box(60, 120, 1000, 640), "note": box(1100, 200, 440, 330)}
 SHOWN_TERMS = 3  # products of neuron 1 written out in the "neuron" note
 
 
@@ -65,4 +65,5 @@ def dense_layer(ctx: BuildContext, p: DenseParams) -> FrameBody:
     """Token in (d numbers), question out (d_k): every output a neuron wired to every input."""
     return FrameBody(
         widgets=[widget("dense", "dense", LAYOUT["dense"], _network_data(ctx, p.stage), kind="query")],
-        notes=[Note(id="about", text=NOTES[p.stage](ctx), box=LAYOUT["note"], kind="query")])
+        notes=[Note(id="about", text=NOTES[p.stage](ctx), box=LAYOUT["note"],
+                    kind="weight" if p.stage == "weights" else "query")])  # the count is of W_Q's weights

@@ -9,7 +9,9 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.engine import multi_head
-from attention_talk.formatting import count, scientific
+from attention_talk.engine.costs import Costs
+from attention_talk.figures import preset_figures
+from attention_talk.formatting import count, number, scientific
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
@@ -19,13 +21,14 @@ from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter, flop_counter
 from attention_talk.frames.step_by_step.shared import preset, stages
 
-LAYOUT = {"heads": box(40, 115, 1000, 655), "note": box(1080, 180, 480, 330), "concat-note": box(1080, 150, 480, 420),
-          "total-note": box(1080, 130, 480, 560)}
+LAYOUT = {"heads": box(40, 115, 1000, 645), "note": box(1080, 180, 480, 330), "concat-note": box(1080, 150, 480, 420),
+          "total-note": box(1080, 130, 480, 560), "real-weights": box(40, 140, 1000, 280),
+          "real-keys": box(40, 480, 1000, 220)}
 DEMO_HEADS = 3
 
 
 class HeadsParams(Params):
-    stage: Literal["many", "sum", "concat", "total"]
+    stage: Literal["many", "sum", "concat", "total", "real"]
 
 
 def heads_check(ctx: BuildContext) -> dict:
@@ -53,8 +56,8 @@ def _many(ctx: BuildContext) -> FrameBody:
     c = preset(ctx)
     return FrameBody(counters=[counter(ctx, "w_o")], notes=[Note(id="about", box=LAYOUT["note"], kind="neutral", text=(
         f"A real layer runs {count(c.preset.heads)} heads side by side, each with its own W_Q, W_K, W_V and slice "
-        f"of W_O, so each can learn a different relationship. In all: {count(c.weights_attention().value)} "
-        "weights per layer."))])
+        f"of W_O, so each can learn a different relationship. Plain multi-head at this width: "
+        f"{count(c.weights_attention().value)} weights per layer."))])
 
 
 def _sum(ctx: BuildContext) -> FrameBody:
@@ -69,25 +72,74 @@ def _concat(ctx: BuildContext) -> FrameBody:
     wide = count(pr.heads * pr.d_v)
     return FrameBody(counters=[counter(ctx, "heads")], notes=[Note(
         id="about", box=LAYOUT["concat-note"], kind="output", text=(
-            f"Same thing, said differently: put the heads' {count(pr.d_v)}-wide outputs side by side "
-            f"({count(n)} × {wide}) and multiply once by the stacked W_O ({wide} × {count(pr.d_model)}). "
+            f"Same thing, said differently: O = concat(Z₁ … Z_h)·W_O. Put the heads' {count(pr.d_v)}-wide "
+            f"outputs side by side ({count(n)} × {wide}) and multiply once by the stacked W_O "
+            f"({wide} × {count(pr.d_model)}). "
             f"Checked by the engine with {count(chk['heads'])} heads: the largest difference is "
             f"{scientific(chk['max_abs_difference'])}."))])
 
 
+def _real_model(c: Costs, model: str) -> str:
+    """What the real model does differently (MLA, DSA), when the preset has the figures."""
+    p = c.preset
+    if p.mla is None:
+        return ""
+    wq = sum(r * k for name, (r, k) in c.mla_matrices().items() if name.startswith("wq"))
+    text = (f" The real {model} uses MLA (multi-head latent attention): its projections hold "
+            f"{count(c.mla_weights().value)} weights per layer, not {count(c.weights_attention().value)} (W_Q alone "
+            f"{count(wq)}), and its scores are {count(p.mla.qk_nope_head_dim + p.mla.qk_rope_head_dim)} numbers "
+            f"wide ({count(p.mla.qk_nope_head_dim)} + {count(p.mla.qk_rope_head_dim)} for positions).")
+    if p.dsa_top_k:
+        text += f" With DSA (sparse attention) each query reads only the top {count(p.dsa_top_k)} tokens, not all n."
+    return text
+
+
 def _total(ctx: BuildContext) -> FrameBody:
     c, n = preset(ctx), len(ctx.tokens)
-    total, proj = c.flops_per_token(), c.flops_projections()
+    total = c.flops_per_token()
     v = flop_counter(c, n, "per_token")
+    model = str(preset_figures(ctx.deck)["model"])
     return FrameBody(counters=[counter(ctx, "per_token")], notes=[Note(
         id="about", box=LAYOUT["total-note"], kind="neutral", text=(
-            f"Per token, one layer: {total.formula}. The projections W_Q, W_K, W_V, W_O cost "
-            f"{count(proj.value)} ({proj.formula}); QKᵀ and weights × V add {count(total.per_n)} for every "
-            f"token of context. At n = {count(n)}: {count(v.value)} FLOPs. These are DeepSeek-V3.2's sizes; "
-            "later chapters change them."))])
+            f"Per token, one layer: {total.formula}: the four projections, plus QKᵀ and A·V for every token "
+            f"of context. At n = {count(n)}: {count(v.value)} FLOPs, for plain multi-head attention at "
+            f"{model}'s width."))])
 
 
-STAGES = stages(HeadsParams, {"many": _many, "sum": _sum, "concat": _concat, "total": _total})
+def _millions(x: int) -> str:
+    return f"{number(x / 1e6, 1)} M"
+
+
+def _real_bars(c: Costs) -> list:
+    """Plain multi-head against MLA (weights per layer) and against DSA (keys read per query)."""
+    p = c.preset
+    if p.mla is None:
+        return []
+    wq = sum(r * k for name, (r, k) in c.mla_matrices().items() if name.startswith("wq"))
+    weights = [int(c.weights_attention().value), int(c.mla_weights().value), wq]
+    bars = [widget("weight-bars", "real-weights", LAYOUT["real-weights"], kind="weight", data={
+        "title": "projection weights, one layer", "labels": ["multi-head", "MLA", "MLA's W_Q"],
+        "values": [float(v) for v in weights], "digits": 0, "highlight": 1, "sum": None,
+        "value_labels": [_millions(v) for v in weights]})]
+    if p.dsa_top_k and p.max_positions:
+        read = [p.max_positions, p.dsa_top_k]
+        bars.append(widget("weight-bars", "real-keys", LAYOUT["real-keys"], kind="neutral", data={
+            "title": f"keys each query reads, at {count(p.max_positions)} tokens", "labels": ["every token", "DSA"],
+            "values": [float(v) for v in read], "digits": 0, "highlight": 1, "sum": None,
+            "value_labels": [count(v) for v in read]}))
+    return bars
+
+
+def _real(ctx: BuildContext) -> FrameBody:
+    """What the real model does differently: MLA's projections and scores, DSA's top-k reading."""
+    c = preset(ctx)
+    model = str(preset_figures(ctx.deck)["model"])
+    return FrameBody(counters=[counter(ctx, "per_token")], widgets=_real_bars(c), notes=[Note(
+        id="about", box=LAYOUT["total-note"], kind="neutral", text=(
+            f"All of this was plain multi-head attention at {model}'s width." + _real_model(c, model)))])
+
+
+STAGES = stages(HeadsParams, {"many": _many, "sum": _sum, "concat": _concat, "total": _total, "real": _real})
 
 
 def _heads_data(ctx: BuildContext, stage: str) -> dict:
@@ -102,5 +154,6 @@ def _heads_data(ctx: BuildContext, stage: str) -> dict:
 def many_heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
     """128 heads, each with its own matrices; their outputs summed = concat × one big W_O."""
     body = STAGES[p.stage](ctx)
-    body.widgets.insert(0, widget("heads", "heads", LAYOUT["heads"], _heads_data(ctx, p.stage)))
+    if p.stage != "real":  # the real model's step compares figures instead
+        body.widgets.insert(0, widget("heads", "heads", LAYOUT["heads"], _heads_data(ctx, p.stage)))
     return body

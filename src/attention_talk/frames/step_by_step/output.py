@@ -1,5 +1,5 @@
-"""Slide "The enriched token": the focus token after attention (d_v numbers), W_O widening it back
-to the stream's d, the whole table A·W_O = O, and O added onto the stream (the residual).
+"""Slide "The enriched token": the focus token after attention (z, d_v numbers), W_O widening it back
+to the stream's d, the whole table Z·W_O = O, and O added onto the stream (the residual).
 """
 
 from __future__ import annotations
@@ -20,11 +20,16 @@ from attention_talk.frames.model import Box, FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import (
+    MATRIX_COLS,
+    MATRIX_ROWS,
+    TABLE_COLS,
     Equation,
     causal_attention,
     embedded,
+    hide_numbers,
     learned,
     preset,
+    reveal_row,
     row_of,
     stages,
 )
@@ -32,7 +37,7 @@ from attention_talk.frames.step_by_step.shared import (
 LAYOUT = {
     "a-row": box(60, 140, 1200, 110), "result-note": box(60, 300, 1100, 110),
     "x-row": box(60, 330, 1480, 110), "short-note": box(60, 500, 1100, 130),
-    "wo-note": box(40, 560, 420, 190), "stream-note": box(240, 690, 1120, 80),
+    "wo-note": box(40, 560, 420, 190), "stream-note": box(240, 684, 1120, 72),
 }
 ROW_WO = Equation(left=box(40, 400, 380, 110), middle=box(500, 130, 600, 620), right=box(1180, 400, 380, 110),
                   op=(460, 470), equals=(1140, 470))  # a · W_O = o, the focus token
@@ -48,10 +53,10 @@ class OutputParams(Params):
 
 @dataclass(frozen=True)
 class _Head:
-    """One head's arrays for the story: A = weights · V (n, d_v) and O = A · W_O (n, d)."""
+    """One head's arrays for the story: Z = A·V (n, d_v) and O = Z·W_O (n, d)."""
 
     att: Attention
-    a: np.ndarray
+    z: np.ndarray
     o: np.ndarray
 
     @classmethod
@@ -60,23 +65,23 @@ class _Head:
         return cls(att, att.output, att.output @ ctx.story.w_o)
 
 
-def _a_row(ctx: BuildContext, head: _Head, label: str, area: Box, max_cols: int) -> Tensor:
-    """The focus token's row of A = weights · V."""
+def _z_row(ctx: BuildContext, head: _Head, label: str, area: Box, max_cols: int) -> Tensor:
+    """The focus token's row z of Z = A·V."""
     tok = ctx.tokens[ctx.focus]
-    return derive_output(tensor("a-row", label, "output", row_of(head.a, ctx.focus), area, rows=[tok],
+    return derive_output(tensor("z-row", label, "output", row_of(head.z, ctx.focus), area, rows=[tok],
                                 max_cols=max_cols),
                          row_of(head.att.weights, ctx.focus), ctx.story.v, row_names=[tok], key_names=ctx.tokens)
 
 
 def _w_o(ctx: BuildContext, area: Box, max_cols: int) -> Tensor:
     w_o = ctx.story.w_o
-    return learned(tensor("W_O", "W_O", "weight", w_o, area, max_rows=11, max_cols=max_cols), w_o, "W_O")
+    return learned(tensor("W_O", "W_O", "weight", w_o, area, max_rows=MATRIX_ROWS, max_cols=max_cols), w_o, "W_O")
 
 
 def _enriched(ctx: BuildContext) -> FrameBody:
     head = _Head.of(ctx)
     return FrameBody(counters=[counter(ctx, "mix")], tensors=[
-        _a_row(ctx, head, f"“{ctx.tokens[ctx.focus]}” after attention", LAYOUT["a-row"], 12)])
+        _z_row(ctx, head, f"z: “{ctx.tokens[ctx.focus]}” after attention", LAYOUT["a-row"], 12)])
 
 
 def _result(ctx: BuildContext) -> FrameBody:
@@ -90,7 +95,7 @@ def _short(ctx: BuildContext) -> FrameBody:
     s, tok, focus = ctx.story, ctx.tokens[ctx.focus], ctx.focus
     body = _enriched(ctx)
     body.tensors.append(embedded(tensor("x-row", f"“{tok}” on the stream", "input", row_of(s.x, focus),
-                                        LAYOUT["x-row"], rows=[tok], max_cols=18), row_of(s.x, focus), [tok]))
+                                        LAYOUT["x-row"], rows=[tok], max_cols=16), row_of(s.x, focus), [tok]))
     body.notes.append(Note(id="about", box=LAYOUT["short-note"], kind="output", text=(
         f"But the stream that runs through the model carries {count(s.x.shape[1])} numbers per token. "
         f"The {count(s.v.shape[1])} numbers must be widened back to the stream's size.")))
@@ -99,31 +104,32 @@ def _short(ctx: BuildContext) -> FrameBody:
 
 def _wo(ctx: BuildContext) -> FrameBody:
     head, tok, focus, at = _Head.of(ctx), ctx.tokens[ctx.focus], ctx.focus, ROW_WO
-    o_row = derive_projection(tensor("o-row", "a · W_O", "output", row_of(head.o, focus), at.right, rows=[tok],
-                                     max_cols=4),
-                              row_of(head.a, focus), ctx.story.w_o, x_name="a", w_name="W_O", row_names=[tok])
+    o_row = derive_projection(tensor("o-row", "z·W_O", "output", row_of(head.o, focus), at.right, rows=[tok],
+                                     max_cols=TABLE_COLS),
+                              row_of(head.z, focus), ctx.story.w_o, x_name="z", w_name="W_O", row_names=[tok])
     wc = preset(ctx).weights_per_head("W_O")
     d_v, d = ctx.story.w_o.shape
     return FrameBody(
-        tensors=[_a_row(ctx, head, "a", at.left, 4), _w_o(ctx, at.middle, 7), o_row],
+        tensors=[_z_row(ctx, head, "z", at.left, TABLE_COLS), _w_o(ctx, at.middle, MATRIX_COLS), o_row],
         symbols=at.signs(), counters=[counter(ctx, "mix")],
         notes=[Note(id="about", box=LAYOUT["wo-note"], kind="weight", text=(
             f"The output matrix W_O: {count(d_v)} × {count(d)} = {count(wc.value)} weights, learned from random."))])
 
 
 def _o_table(ctx: BuildContext, head: _Head, label: str, area: Box, highlight: Highlight | None = None) -> Tensor:
-    """O = A · W_O for every token."""
-    return derive_projection(tensor("O", label, "output", head.o, area, rows=ctx.tokens, max_cols=4,
+    """O = Z·W_O for every token."""
+    return derive_projection(tensor("O", label, "output", head.o, area, rows=ctx.tokens, max_cols=TABLE_COLS,
                                     highlight=highlight),
-                             head.a, ctx.story.w_o, x_name="a", w_name="W_O", row_names=ctx.tokens)
+                             head.z, ctx.story.w_o, x_name="z", w_name="W_O", row_names=ctx.tokens)
 
 
 def _table(ctx: BuildContext) -> FrameBody:
     head, toks, at = _Head.of(ctx), ctx.tokens, TABLE_WO
     hl = Highlight(rows=[ctx.focus])
-    a = derive_output(tensor("A", "A", "output", head.a, at.left, rows=toks, max_cols=3, highlight=hl),
+    z = derive_output(tensor("Z", "Z", "output", head.z, at.left, rows=toks, max_cols=TABLE_COLS, highlight=hl),
                       head.att.weights, ctx.story.v, row_names=toks, key_names=toks)
-    return FrameBody(tensors=[a, _w_o(ctx, at.middle, 6), _o_table(ctx, head, "O = A·W_O", at.right, hl)],
+    return FrameBody(tensors=[reveal_row(z, ctx.focus), hide_numbers(_w_o(ctx, at.middle, TABLE_COLS)),
+                              _o_table(ctx, head, "O = Z·W_O", at.right, hl)],
                      symbols=at.signs(), counters=[counter(ctx, "w_o")])
 
 
@@ -131,13 +137,14 @@ def _stream(ctx: BuildContext) -> FrameBody:
     """The residual connection: O has the stream's shape and is added onto it."""
     s, toks, head, at = ctx.story, ctx.tokens, _Head.of(ctx), STREAM
     new_x = s.x + head.o  # (n, d)
-    x2 = derive_sum(tensor("X2", "X + O", "input", new_x, at.right, rows=toks, max_cols=4),
+    x2 = derive_sum(tensor("X2", "X + O", "input", new_x, at.right, rows=toks, max_cols=TABLE_COLS),
                     lambda r, c: [("x", float(s.x[r, c])), ("o", float(head.o[r, c]))], formula="X + O",
                     title=lambda r, c: f"stream of “{toks[r]}”, feature {count(c + 1)} = x + o",
                     text=lambda r, c: "the input's cell plus the head's output cell (the residual)")
     return FrameBody(
-        tensors=[embedded(tensor("X", "X (stream)", "input", s.x, at.left, rows=toks, max_cols=4), s.x, toks),
-                 _o_table(ctx, head, "O", at.middle), x2],
+        tensors=[reveal_row(embedded(tensor("X", "X (stream)", "input", s.x, at.left, rows=toks, max_cols=TABLE_COLS),
+                                     s.x, toks), ctx.focus),
+                 reveal_row(_o_table(ctx, head, "O", at.middle), ctx.focus), x2],
         symbols=at.signs("plus", "+"),
         notes=[Note(id="about", box=LAYOUT["stream-note"], kind="output", text=(
             f"O has the input's shape, {count(len(toks))} × {count(s.x.shape[1])}, so it is simply added back "

@@ -43,7 +43,7 @@ def _matrix(ctx: BuildContext) -> FrameBody:
     s = ctx.story
     d, d_k = s.w_q.shape
     return FrameBody(
-        tensors=[learned(tensor("W_Q", "W_Q", "weight", s.w_q, LAYOUT["W_Q"], max_rows=12, max_cols=8),
+        tensors=[learned(tensor("W_Q", "W_Q", "weight", s.w_q, LAYOUT["W_Q"], max_rows=10, max_cols=5),
                          s.w_q, "W_Q")],
         notes=[Note(id="about", box=LAYOUT["wq-note"], kind="weight", text=(
             f"The weights of the {count(d_k)} neurons side by side: a {count(d)} × {count(d_k)} matrix. It "
@@ -82,15 +82,16 @@ def _the_query(ctx: BuildContext) -> FrameBody:
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
     return FrameBody(counters=[counter(ctx, "q1")], tensors=[derive_projection(
         tensor("q-row", f"query of “{toks[focus]}”", "query", row_of(s.q, focus), LAYOUT["q-row"],
-               rows=[toks[focus]], max_cols=8),
+               rows=[toks[focus]], max_cols=5),
         row_of(s.x, focus), s.w_q, x_name="x", w_name="W_Q", row_names=[toks[focus]])])
 
 
-def _with_keys(ctx: BuildContext, reveal: str) -> FrameBody:
+def _with_keys(ctx: BuildContext) -> FrameBody:
+    """The query and the table of keys, its numbers hidden until "every token at once" computes them."""
     s, toks = ctx.story, ctx.tokens
     body = _the_query(ctx)
     body.tensors.append(derive_projection(
-        tensor("K", "keys K", "key", s.k, LAYOUT["K"], rows=toks, max_cols=8, reveal=reveal),
+        tensor("K", "keys K", "key", s.k, LAYOUT["K"], rows=toks, max_cols=5, reveal="none"),
         s.x, s.w_k, x_name="x", w_name="W_K", row_names=toks))
     return body
 
@@ -104,7 +105,7 @@ def _room(ctx: BuildContext) -> FrameBody:
 
 
 def _offer(ctx: BuildContext) -> FrameBody:
-    body = _with_keys(ctx, "none")
+    body = _with_keys(ctx)
     body.notes.append(Note(id="about", box=LAYOUT["offer-note"], kind="key", text=(
         f"Each token also makes a key: a vector of {count(ctx.story.k.shape[1])} numbers saying what it is "
         "good at answering. A query and a key that point the same way make a good match.")))
@@ -113,11 +114,11 @@ def _offer(ctx: BuildContext) -> FrameBody:
 
 def _wk(ctx: BuildContext) -> FrameBody:
     s = ctx.story
-    body = _with_keys(ctx, "all")
+    body = _with_keys(ctx)
     wc = preset(ctx).weights_per_head("W_K")
-    body.tensors.append(learned(tensor("W_K", "W_K", "weight", s.w_k, LAYOUT["W_K"], max_rows=10, max_cols=6),
+    body.tensors.append(learned(tensor("W_K", "W_K", "weight", s.w_k, LAYOUT["W_K"], max_rows=7, max_cols=4),
                                 s.w_k, "W_K"))
-    body.notes.append(Note(id="about", box=LAYOUT["wk-note"], kind="key", text=(
+    body.notes.append(Note(id="about", box=LAYOUT["wk-note"], kind="weight", text=(
         f"Keys come from their own matrix W_K: the shape of W_Q ({wc.formula} = {count(wc.value)} "
         "weights), learned the same way.")))
     return body

@@ -17,11 +17,14 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import CounterStage, counter
-from attention_talk.frames.step_by_step.shared import causal_attention, stages
+from attention_talk.frames.step_by_step.shared import causal_attention, reveal_row, stages
 
-# Queries down the left, keys (transposed) along the top, the map where they meet, a note beside it.
-LAYOUT = {"Q": box(40, 350, 600, 420), "KT": box(680, 112, 600, 230), "map": box(680, 350, 600, 420),
-          "note": box(1310, 350, 260, 400)}
+# Queries down the left, keys (transposed) along the top, the map where they meet, a note beside it;
+# from "all the cells" on, the map alone, larger ("big"), with its note beside it.
+LAYOUT = {"Q": box(40, 340, 520, 420), "KT": box(600, 112, 680, 220), "map": box(600, 340, 680, 420),
+          "note": box(1310, 340, 250, 420), "big": box(260, 150, 880, 560), "big-note": box(1180, 190, 380, 400),
+          "plan": box(600, 380, 680, 170)}
+SHOWN = 3  # columns of Q, rows of Kᵀ shown (two and the last)
 GUTTER = 96  # room for the token names left of Kᵀ and the map, so their columns line up
 
 MapStage = Literal["queries", "keys", "cell", "scores", "row", "mask"]
@@ -42,26 +45,26 @@ def _queries_tensor(ctx: BuildContext, focus: bool) -> Tensor:
     s = ctx.story
     hl = Highlight(rows=[ctx.focus]) if focus else Highlight()
     return derive_projection(tensor("Q", "queries Q = X·W_Q", "query", s.q, LAYOUT["Q"], rows=ctx.tokens,
-                                    max_cols=6, highlight=hl),
+                                    max_cols=SHOWN, highlight=hl),
                              s.x, s.w_q, x_name="x", w_name="W_Q", row_names=ctx.tokens)
 
 
 def _keys_tensor(ctx: BuildContext, key: int | None = None) -> Tensor:
     s = ctx.story
     hl = Highlight(cols=[key]) if key is not None else Highlight()
-    return derive_projection(tensor("KT", "keys Kᵀ", "key", s.k.T, LAYOUT["KT"], cols=ctx.tokens, max_rows=5,
+    return derive_projection(tensor("KT", "keys Kᵀ", "key", s.k.T, LAYOUT["KT"], cols=ctx.tokens, max_rows=SHOWN,
                                     highlight=hl, transposed=True, gutter=GUTTER),
                              s.x, s.w_k, x_name="x", w_name="W_K", row_names=ctx.tokens, transposed=True)
 
 
 def _map_tensor(ctx: BuildContext, highlight: Highlight, *, heat: bool = True, masked: bool = False,
-                reveal: str = "all") -> Tensor:
+                reveal: str = "all", area: str = "big") -> Tensor:
     """Q·Kᵀ, or with ``masked`` Q·Kᵀ + M (−∞ above the diagonal)."""
     s, toks = ctx.story, ctx.tokens
     att = causal_attention(ctx)
     values = att.scores + att.mask if masked else att.scores  # (n, n)
     label = "masked map Q·Kᵀ + M" if masked else "attention map Q·Kᵀ"
-    return derive_scores(tensor("map", label, "mask" if masked else "scores", values, LAYOUT["map"], rows=toks,
+    return derive_scores(tensor("map", label, "mask" if masked else "scores", values, LAYOUT[area], rows=toks,
                                 cols=toks, digits=1, heat=heat, highlight=highlight, gutter=GUTTER, reveal=reveal),
                          s.q, s.k, row_names=toks, col_names=toks, mask=att.mask if masked else None)
 
@@ -70,13 +73,16 @@ def _frame(ctx: BuildContext, stage: CounterStage, *tensors: Tensor) -> FrameBod
     return FrameBody(counters=[counter(ctx, stage)], tensors=list(tensors))
 
 
-def _note(body: FrameBody, id: str, kind: str, text: str) -> FrameBody:
-    body.notes.append(Note(id=id, text=text, box=LAYOUT["note"], kind=kind))
+def _note(body: FrameBody, id: str, kind: str, text: str, area: str = "big-note") -> FrameBody:
+    body.notes.append(Note(id=id, text=text, box=LAYOUT[area], kind=kind))
     return body
 
 
 def _queries(ctx: BuildContext, p: MapParams) -> FrameBody:
-    return _frame(ctx, "k_all", _queries_tensor(ctx, focus=False))
+    body = _frame(ctx, "k_all", _queries_tensor(ctx, focus=False))
+    return _note(body, "about", "query", (
+        f"Q: one row per token, {count(ctx.story.q.shape[1])} numbers each. The keys will line up along the "
+        "top, and the map will fill the space where rows and columns meet."), "plan")
 
 
 def _keys(ctx: BuildContext, p: MapParams) -> FrameBody:
@@ -87,33 +93,38 @@ def _cell(ctx: BuildContext, p: MapParams) -> FrameBody:
     """One cell: the focus token's query against one key (``p.key``, else the token before it)."""
     s, toks, focus = ctx.story, ctx.tokens, ctx.focus
     key = toks.index(p.key) if p.key in toks else max(focus - 1, 0)
-    body = _frame(ctx, "k_all", _queries_tensor(ctx, focus=True), _keys_tensor(ctx, key),
-                  _map_tensor(ctx, Highlight(cells=[(focus, key)]), heat=False, reveal="highlight"))
-    return _note(body, "dot", "scores", dot_product_note(s.q[focus], s.k[key], toks[focus], toks[key]))
+    keys = _keys_tensor(ctx, key).model_copy(update={"reveal": "highlight"})  # the key's column only
+    body = _frame(ctx, "k_all", reveal_row(_queries_tensor(ctx, focus=True), focus), keys,
+                  _map_tensor(ctx, Highlight(cells=[(focus, key)]), heat=False, reveal="highlight", area="map"))
+    return _note(body, "dot", "scores", dot_product_note(s.q[focus], s.k[key], toks[focus], toks[key]), "note")
 
 
 def _scores(ctx: BuildContext, p: MapParams) -> FrameBody:
-    return _frame(ctx, "scores", _queries_tensor(ctx, focus=True), _keys_tensor(ctx), _map_tensor(ctx, Highlight()))
+    """The whole map on its own: Q and Kᵀ have made their point, and the map's 49 numbers need the room."""
+    toks = ctx.tokens
+    body = _frame(ctx, "scores", _map_tensor(ctx, Highlight()))
+    return _note(body, "about", "scores", (
+        f"Q·Kᵀ: {count(len(toks))} queries × {count(len(toks))} keys, one dot product per cell. Row i: how well "
+        "token i's question matches every key."))
 
 
 def _row(ctx: BuildContext, p: MapParams) -> FrameBody:
     toks, focus = ctx.tokens, ctx.focus
-    body = _frame(ctx, "scores", _queries_tensor(ctx, focus=True), _keys_tensor(ctx),
-                  _map_tensor(ctx, Highlight(rows=[focus])))
+    body = _frame(ctx, "scores", _map_tensor(ctx, Highlight(rows=[focus])))
     row = causal_attention(ctx).scores[focus]
     best = int(np.argmax(row[: focus + 1]))
-    return _note(body, "row", "query", (
+    return _note(body, "about", "scores", (
         f"Row “{toks[focus]}”: the asker. Among the tokens up to itself, its largest score is "
         f"with “{toks[best]}” ({number(float(row[best]), 1)})."))
 
 
 def _mask(ctx: BuildContext, p: MapParams) -> FrameBody:
     toks, focus = ctx.tokens, ctx.focus
-    body = _frame(ctx, "scores", _queries_tensor(ctx, focus=True), _keys_tensor(ctx),
-                  _map_tensor(ctx, Highlight(rows=[focus]), masked=True))
+    body = _frame(ctx, "scores", _map_tensor(ctx, Highlight(rows=[focus]), masked=True))
     seen = ", ".join(f"“{t}”" for t in toks[: focus + 1])
     later = len(toks) - focus - 1
-    return _note(body, "row", "mask", f"“{toks[focus]}” may read {seen}; its {count(later)} later cells are −∞.")
+    return _note(body, "about", "mask", (f"No reading ahead: every cell above the diagonal is −∞. “{toks[focus]}” "
+                                         f"may read {seen}; its {count(later)} later cells are −∞."))
 
 
 STAGES = stages(MapParams, {"queries": _queries, "keys": _keys, "cell": _cell, "scores": _scores, "row": _row,

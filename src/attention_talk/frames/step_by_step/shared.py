@@ -39,9 +39,13 @@ class Equation:
         return [mark(op_id, op_text, self.op), mark("equals", "=", self.equals)]
 
 
-# x (1 × d) · W (d × d_k) = out (1 × d_k): the focus token's row, the matrix, the result.
-ROW_PRODUCT = Equation(left=box(40, 400, 440, 110), middle=box(560, 130, 520, 620), right=box(1160, 400, 400, 110),
-                       op=(520, 470), equals=(1120, 470))
+# x (1 × d) · W (d × d_k) = out (1 × d_k): the focus token's row, the matrix, the result. Sizes keep every
+# number at 20 stage units or more (16 px at 1280 × 720): see tests/test_chapter1_screen.py.
+ROW_PRODUCT = Equation(left=box(40, 400, 440, 110), middle=box(560, 130, 500, 620), right=box(1140, 400, 420, 110),
+                       op=(520, 470), equals=(1100, 470))
+ROW_COLS = 4  # columns shown of a row (three and the last)
+MATRIX_ROWS, MATRIX_COLS = 7, 4  # rows and columns shown of a d × d_k learned matrix
+TABLE_COLS = 3  # columns shown of a whole n-row table beside other matrices
 
 # X (n × d) · W (d × d_k) = out (n × d_k): the whole table, the matrix, every token's result.
 TABLE_PRODUCT = Equation(left=box(40, 300, 520, 420), middle=box(620, 130, 420, 620), right=box(1100, 300, 460, 420),
@@ -85,6 +89,21 @@ def row_of(a: np.ndarray, i: int) -> np.ndarray:
     return a[i : i + 1]  # (1, cols)
 
 
+def reveal_row(t: Tensor, row: int) -> Tensor:
+    """Show only the numbers of ``row`` (a full-tensor index); the other cells keep their colour.
+
+    Keeps a step under about 80 text items when several matrices share the stage."""
+    cells = [*t.highlight.cells, *((row, c) for c in t.col_index)]
+    rows = sorted({*t.highlight.rows, row})
+    return t.model_copy(update={"reveal": "highlight",
+                                "highlight": t.highlight.model_copy(update={"cells": cells, "rows": rows})})
+
+
+def hide_numbers(t: Tensor) -> Tensor:
+    """Colours only: a matrix whose numbers an earlier step showed."""
+    return t.model_copy(update={"reveal": "none"})
+
+
 # Derivations for the cells that are not computed on the slide (the rest use derive_projection,
 # derive_scores, derive_weights, derive_output and derive_sum directly).
 
@@ -107,14 +126,14 @@ def learned(t: Tensor, w: np.ndarray, name: str) -> Tensor:
 def focus_row_in(ctx: BuildContext, area: Box, label: str = "x", kind: Kind = "input") -> Tensor:
     """The focus token's row of X, looked up in the embedding table."""
     tok, x_row = ctx.tokens[ctx.focus], row_of(ctx.story.x, ctx.focus)
-    return embedded(tensor("x-row", label, kind, x_row, area, rows=[tok], max_cols=5), x_row, [tok])
+    return embedded(tensor("x-row", label, kind, x_row, area, rows=[tok], max_cols=ROW_COLS), x_row, [tok])
 
 
 def focus_row_out(ctx: BuildContext, area: Box, w: np.ndarray, out: np.ndarray, *, w_name: str, name: str,
                   label: str, kind: Kind) -> Tensor:
     """The focus token's row of X·W, each cell a projection of its row of X."""
     tok, x_row = ctx.tokens[ctx.focus], row_of(ctx.story.x, ctx.focus)
-    return derive_projection(tensor(name, label, kind, row_of(out, ctx.focus), area, rows=[tok], max_cols=4),
+    return derive_projection(tensor(name, label, kind, row_of(out, ctx.focus), area, rows=[tok], max_cols=ROW_COLS),
                              x_row, w, x_name="x", w_name=w_name, row_names=[tok])
 
 
@@ -124,7 +143,8 @@ def row_times_matrix(ctx: BuildContext, w: np.ndarray, out: np.ndarray, *, w_nam
     at = ROW_PRODUCT
     return FrameBody(
         tensors=[focus_row_in(ctx, at.left),
-                 learned(tensor(w_name, w_name, "weight", w, at.middle, max_rows=11, max_cols=6), w, w_name),
+                 learned(tensor(w_name, w_name, "weight", w, at.middle, max_rows=MATRIX_ROWS, max_cols=MATRIX_COLS),
+                         w, w_name),
                  focus_row_out(ctx, at.right, w, out, w_name=w_name, name=out_name, label=out_label,
                                kind=out_kind)],
         symbols=at.signs())
@@ -132,13 +152,16 @@ def row_times_matrix(ctx: BuildContext, w: np.ndarray, out: np.ndarray, *, w_nam
 
 def table_times_matrix(ctx: BuildContext, w: np.ndarray, out: np.ndarray, *, w_name: str, out_name: str,
                        out_kind: Kind) -> FrameBody:
-    """X · W = out for every token, the focus row highlighted, laid out as ``TABLE_PRODUCT``."""
+    """X · W = out for every token, laid out as ``TABLE_PRODUCT``: X shows the focus row's numbers, W
+    only its colours (its numbers had a step of their own), the result every number."""
     s, toks, at = ctx.story, ctx.tokens, TABLE_PRODUCT
     hl = Highlight(rows=[ctx.focus])
+    x = embedded(tensor("X", "X", "input", s.x, at.left, rows=toks, max_cols=TABLE_COLS, highlight=hl), s.x, toks)
     return FrameBody(
-        tensors=[embedded(tensor("X", "X", "input", s.x, at.left, rows=toks, max_cols=5, highlight=hl), s.x, toks),
-                 learned(tensor(w_name, w_name, "weight", w, at.middle, max_rows=11, max_cols=5), w, w_name),
+        tensors=[reveal_row(x, ctx.focus),
+                 hide_numbers(learned(tensor(w_name, w_name, "weight", w, at.middle, max_rows=MATRIX_ROWS,
+                                             max_cols=TABLE_COLS), w, w_name)),
                  derive_projection(tensor(out_name, f"{out_name} = X·{w_name}", out_kind, out, at.right, rows=toks,
-                                          max_cols=4, highlight=hl),
+                                          max_cols=TABLE_COLS),  # no row dimmed: every row is new
                                    s.x, w, x_name="x", w_name=w_name, row_names=toks)],
         symbols=at.signs())

@@ -21,6 +21,7 @@ from attention_talk.frames.step_by_step.shared import (
     embedded,
     focus_row_in,
     focus_row_out,
+    hide_numbers,
     mark,
     preset,
     row_times_matrix,
@@ -44,11 +45,11 @@ def _where(ctx: BuildContext) -> FrameBody:
     att = causal_attention(ctx)
     return FrameBody(
         counters=[counter(ctx, "scores")],
-        tensors=[embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=7,
+        tensors=[embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=5,
                                  highlight=Highlight(rows=[ctx.focus])), s.x, toks),
-                 derive_scores(tensor("map", "masked map", "mask", att.scores + att.mask, LAYOUT["map"],
-                                      rows=toks, cols=toks, digits=0, heat=True),
-                               s.q, s.k, row_names=toks, col_names=toks, mask=att.mask)],
+                 hide_numbers(derive_scores(tensor("map", "masked map", "mask", att.scores + att.mask, LAYOUT["map"],
+                                                   rows=toks, cols=toks, digits=0, heat=True),
+                                            s.q, s.k, row_names=toks, col_names=toks, mask=att.mask))],
         notes=[Note(id="about", box=LAYOUT["where-note"], kind="value", text=(
             "The map tells each token where to look. It does not say what to take from there: "
             "for that, each token needs a third vector."))])

@@ -1,0 +1,85 @@
+"""What a frame puts on screen, estimated from the frame alone (no browser): the font size of a
+matrix's numbers as static/js/views/matrix.js lays them out, how many text items a step shows,
+and whether every box stays on the stage above the caption band. Used by tests/test_chapter1_screen.py.
+
+The matrix layout mirrors ``layout()`` in static/js/views/matrix.js: a title band of 34 and a
+column-label band of 28 stage units, a row-label gutter, cells at most 112 × 58, a gap of 0.6 cell
+per jump in the displayed indices, and numbers at min(cell height / 2, (cell width − 8) / (0.7 ×
+longest number), 24). The stage is 1600 wide; at a 1280 px window 20 stage units are 16 px.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from attention_talk.formatting import number
+from attention_talk.frames.kit.layout import BOTTOM
+from attention_talk.frames.model import STAGE_W, Frame, Tensor
+
+TITLE_H, COL_H, GAP, MAX_CW, MAX_CH = 34, 28, 0.6, 112, 58
+MIN_FONT = 20  # stage units: 16 CSS px at 1280 × 720
+CHROME_ITEMS = 3  # the slide title, the caption and the position line the player adds to every step
+
+
+def _gaps(index: list[int]) -> int:
+    return sum(1 for a, b in itertools.pairwise(index) if b != a + 1)
+
+
+@dataclass(frozen=True)
+class CellLayout:
+    cw: float
+    ch: float
+    font: float
+
+
+def cell_layout(t: Tensor) -> CellLayout:
+    longest_row = max([len(r) for r in t.rows] + [1])
+    row_w = t.gutter if t.gutter is not None else min(150, 14 + longest_row * 11.5)
+    gw, gh = t.box.w - row_w, t.box.h - TITLE_H - COL_H
+    cw = min(MAX_CW, gw / (len(t.cols) + GAP * _gaps(t.col_index)))
+    ch = min(MAX_CH, gh / (len(t.rows) + GAP * _gaps(t.row_index)))
+    longest = max([len(number(v, t.digits)) for row in t.values for v in row] + [1])
+    return CellLayout(cw, ch, max(9, min(ch * 0.5, (cw - 8) / (longest * 0.7), 24)))
+
+
+def shown_cells(t: Tensor) -> int:
+    if t.reveal == "none":
+        return 0
+    if t.reveal == "highlight":
+        hl = set(t.highlight.cells)
+        return sum(1 for r in t.row_index for c in t.col_index if (r, c) in hl or c in t.highlight.cols)
+    return len(t.rows) * len(t.cols)
+
+
+def tensor_items(t: Tensor) -> int:
+    """Title and shape, axis labels, ellipses and the numbers shown."""
+    labels = sum(1 for s in [*t.rows, *t.cols] if s.strip())
+    return 2 + labels + _gaps(t.row_index) + _gaps(t.col_index) + shown_cells(t)
+
+
+def widget_items(w) -> int:
+    d = w.data
+    if w.type == "tokens":
+        return len(d.tokens) + (1 if d.caption else 0)
+    if w.type == "weight-bars":
+        return 2 * len(d.values) + 2 + (1 if d.sum is not None else 0)
+    return 30  # the diagrams (stack, dense, growth, flow, heads) draw a fixed handful of labels
+
+
+def text_items(f: Frame) -> int:
+    """Roughly what tools/stepscan.py counts for the step, chrome included."""
+    return (CHROME_ITEMS + sum(tensor_items(t) for t in f.tensors) + len(f.notes) + 2 * len(f.counters)
+            + len(f.symbols) + sum(widget_items(w) for w in f.widgets))
+
+
+def boxes(f: Frame):
+    """(what, box) for everything placed with a box."""
+    yield from ((f"tensor {t.name}", t.box) for t in f.tensors)
+    yield from ((f"note {n.id}", n.box) for n in f.notes)
+    yield from ((f"widget {w.id}", w.box) for w in f.widgets)
+
+
+def outside(f: Frame) -> list[str]:
+    """Boxes that leave the stage's width or reach into the caption band (below ``BOTTOM``)."""
+    return [what for what, b in boxes(f) if b.x < 0 or b.y < 0 or b.x + b.w > STAGE_W or b.y + b.h > BOTTOM]
