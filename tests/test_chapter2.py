@@ -74,27 +74,53 @@ def test_mathml_is_rendered_on_the_server(client) -> None:
     assert "\\frac" not in html  # no LaTeX left for the browser
 
 
-def test_flash_attention_ends_equal_to_exact_attention(client, deck) -> None:
-    river = sentence(SENTENCE_RIVER, deck.story.seed)
-    exact = attend(river.q, river.k, river.v).output
+def test_flash_attention_is_causal_and_ends_equal_to_the_pipelines_z(client, deck) -> None:
+    z = sentence(SENTENCE_RIVER, deck.story.seed, causal=True).attention.output  # the pipeline's Z = A·V
     steps = [f for f in api_frames(client, "the-cost") if any(w["type"] == "flash" for w in f["widgets"])]
     assert len(steps) >= 4
-    final = next(w for w in steps[-1]["widgets"] if w["type"] == "flash")["data"]
+    datas = [next(w for w in f["widgets"] if w["type"] == "flash")["data"] for f in steps]
+    final = datas[-1]
     assert final["final"] is True
-    out = np.zeros_like(exact)
-    for t in final["tiles"]:  # the running O of each query block after its last tile
+    out = np.zeros_like(z)
+    for t in final["tiles"]:  # the running Z of each query block after its last tile
         out[t["rows"][0]:t["rows"][1]] = t["o"]
-    np.testing.assert_allclose(out, exact, atol=1e-12)
-    np.testing.assert_allclose(final["exact"], exact, atol=1e-12)
-    currents = [next(w for w in f["widgets"] if w["type"] == "flash")["data"]["current"] for f in steps[:-1]]
+        for i, row in enumerate(t["s"]):  # the causal mask inside a tile: −∞ (null) exactly above the diagonal
+            for j, v in enumerate(row):
+                assert (v is None) == (t["cols"][0] + j > t["rows"][0] + i)
+    np.testing.assert_allclose(out, z, atol=1e-12)
+    np.testing.assert_allclose(final["exact"], z, atol=1e-12)
+    assert final["skipped"] == [{"rows": [0, 4], "cols": [4, 7]}]  # the tile above the diagonal
+    assert [d.get("show_skip", False) for d in datas] == [False, False, True, False, False]
+    currents = [d["current"] for d in datas[:-1] if not d.get("show_skip")]
     assert currents == list(range(len(final["tiles"])))  # one key press per tile, in order
+    pipe_z = next(t for t in api_frames(client, "pipeline")[7]["tensors"] if t["name"] == "Z")
+    np.testing.assert_allclose(pipe_z["values"], final["exact"], atol=5e-4)  # the matrix is sent rounded
 
 
-def test_token_picker_rows_are_the_engines(frames, deck) -> None:
-    river = sentence(SENTENCE_RIVER, deck.story.seed)
+def test_token_picker_is_causal_like_the_pipeline(frames, deck) -> None:
+    causal = sentence(SENTENCE_RIVER, deck.story.seed, causal=True)
     picker = next(w for f in frames["self-cross-masks"] for w in f.widgets if w.type == "token-picker")
-    np.testing.assert_allclose(picker.data.rows, river.attention.weights, atol=1e-12)
+    rows = np.array(picker.data.rows)
+    np.testing.assert_allclose(rows, causal.attention.weights, atol=1e-12)
+    assert np.all(rows[np.triu_indices(len(rows), k=1)] == 0.0)  # no weight on a later token, exactly
+    assert picker.data.causal is True and picker.data.scale_max == 1.0
     assert all(s == pytest.approx(1.0) for s in picker.data.sums)
+
+
+def test_pipeline_names_follow_the_notation(frames) -> None:
+    """S, S/√d_k, S/√d_k + M keep the name S (one map changing); A, Z and O are tensors of their own."""
+    tensors = [f.tensors[0] for f in frames["pipeline"]]
+    assert [t.name for t in tensors] == ["Q", "K", "V", "S", "S", "S", "A", "Z", "O"]
+    assert [t.label for t in tensors[3:]] == ["S = Q·Kᵀ", "S / √d_k", "S / √d_k + M", "A = softmax(S / √d_k + M)",
+                                              "Z = A·V", "O = Z·W_O"]
+
+
+def test_probability_bars_fill_the_track_at_one(frames) -> None:
+    for slide_frames in frames.values():
+        for f in slide_frames:
+            for w in f.widgets:
+                if w.type == "weight-bars" and w.kind == "weights":
+                    assert w.data.scale_max == 1.0, (f.slide, f.step, w.id)
 
 
 def test_slider_counts_come_from_the_cost_model(frames) -> None:

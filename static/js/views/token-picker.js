@@ -20,7 +20,8 @@ export function selectToken(root, index) {
   });
   drawBars(root.querySelector(".picker-bars"), {
     title: `${data.title}: “${data.tokens[i]}”`, labels: data.tokens, values: data.rows[i], digits: 3,
-    highlight: i, sum: data.sums[i],
+    highlight: i, sum: data.sums[i], scale_max: data.scale_max ?? null,
+    future: data.causal ? data.tokens.map((_, j) => j > i) : null,
   });
 }
 

@@ -72,7 +72,7 @@ def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
     mha, mla = c.kv_bytes_per_token_layer("mha"), c.kv_bytes_per_token_layer("mla")
     kv = bars("kvbars", LAYOUT["kvbars"], "KV cache bytes per token per layer", ["MHA", "MLA"],
               np.array([mha.value, mla.value]), kind="key", digits=0, show_sum=False,
-              value_labels=[f"{count(mha.value)} B", f"{count(mla.value)} B"])
+              value_labels=[f"{count(mha.value)} B", f"{count(mla.value)} B"], scale_max=None)
     note = Note(id="mla", box=LAYOUT["mla"], kind="key", text=(
         f"MHA stores {mha.formula.split(') ×')[0].lstrip('(')} numbers; MLA stores a shared "
         f"latent: {c.kv_numbers_per_token_layer('mla').formula}. That is {number(c.kv_ratio('mha', 'mla').value, 1)}× "

@@ -17,7 +17,7 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.model import FrameBody, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.shared import band, cards, sentences, to_right
+from attention_talk.frames.walkthrough.shared import band, cards, causal_river, sentences, to_right
 from attention_talk.walkthrough_inputs import SOURCE, TARGET, seq2seq
 
 LAYOUT = {
@@ -94,12 +94,13 @@ def _padding(ctx: BuildContext) -> FrameBody:
 
 
 def _picker(ctx: BuildContext) -> FrameBody:
-    river, _ = sentences(ctx)
+    """The causal head's weights (the pipeline's A): a row reads only its own and earlier tokens."""
+    river = causal_river(ctx)
     w = river.attention.weights
     return FrameBody(widgets=[widget("token-picker", "picker", LAYOUT["picker"], {
         "tokens": list(river.tokens), "rows": [[float(x) for x in r] for r in w],
-        "sums": [float(r.sum()) for r in w], "selected": river.index("bank"),
-        "title": "weights of the chosen query token"}, kind="weights")])
+        "sums": [float(r.sum()) for r in w], "selected": river.index("boat"),
+        "title": "causal weights, no reading ahead", "scale_max": 1.0, "causal": True}, kind="weights")])
 
 
 STAGES = {"self": _self, "cross": _cross, "causal": _causal, "padding": _padding, "picker": _picker}

@@ -54,7 +54,9 @@ class GrowthWidget(Widget):
 class WeightBarsData(WidgetData):
     title: str = Field(description="Heading above the bars.")
     labels: list[str] = Field(description="One label per bar.")
-    values: list[float] = Field(description="One value per bar; bar length is relative to the largest.")
+    values: list[float] = Field(description="One value per bar; a bar's length is |value| / scale_max.")
+    scale_max: float | None = Field(default=None, gt=0, description="The value of a full track: 1 for "
+                                    "probabilities; left out, the largest |value| fills the track.")
     digits: int = Field(description="Decimals of the printed values.")
     highlight: int | None = Field(description="Index of the emphasised bar; null for none.")
     sum: float | None = Field(description="The values' sum, printed under the bars; null hides it.")
@@ -128,6 +130,10 @@ class TokenPickerData(WidgetData):
     sums: list[float] = Field(description="Each row's sum.")
     selected: int = Field(description="Index of the token chosen first.")
     title: str = Field(description="Heading of the bars; the chosen token is appended.")
+    scale_max: float | None = Field(default=None, gt=0, description="The value of a full track (1 for "
+                                    "weights); left out, the row's largest weight fills it.")
+    causal: bool = Field(default=False, description="The rows are causal: tokens after the chosen one are "
+                         "marked as future (their weight is exactly 0).")
 
 
 class TokenPickerWidget(Widget):
