@@ -175,3 +175,30 @@ def test_ids_are_unique_within_each_frame(frames) -> None:
 
 def test_every_walkthrough_matrix_explains_its_cells(frames) -> None:
     assert missing_derivations(frames) == set()
+
+
+def test_equations_colour_each_role(client) -> None:
+    """Q, K, V, M, A, Z, O and W_O carry their role (the stylesheet colours [mathcolor=role])."""
+    html = client.get(f"/talk/{DECK_ID}").text
+    for role, letter in [("query", "Q"), ("key", "K"), ("value", "V"), ("mask", "M"), ("weights", "A"),
+                         ("output", "Z"), ("output", "O")]:
+        assert f'<mstyle mathcolor="{role}"><mi>{letter}</mi></mstyle>' in html, (role, letter)
+    assert '<mstyle mathcolor="weight"><msub><mi>W</mi><mi>O</mi></msub></mstyle>' in html
+
+
+def test_mathcolor_takes_role_names_only() -> None:
+    from attention_talk import mathml
+
+    mathml.check(r"{\color{query}Q}")
+    with pytest.raises(ValueError, match="mathcolor=red"):
+        mathml.check(r"{\color{red}Q}")
+
+
+def test_concept_cards_borrow_no_qkv_colour(frames) -> None:
+    """Only cards that ARE a query, key or value (section 3's jobs, the equation's legend) use those colours."""
+    allowed = {("queries-keys-values", "qkv"), ("the-equation", "legend")}
+    for slide, slide_frames in frames.items():
+        for f in slide_frames:
+            for w in f.widgets:
+                if w.type == "cards" and (slide, w.id) not in allowed:
+                    assert {c.kind for c in w.data.cards} & {"query", "key", "value"} == set(), (slide, f.step, w.id)

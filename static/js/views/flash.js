@@ -44,8 +44,10 @@ function drawMap(d, cur, side) {
     r.style.fillOpacity = "0.06";
     if (!d.show_skip) r.style.strokeDasharray = "10 8";
     const x = ox + ((t.cols[0] + t.cols[1]) / 2) * cell, y = oy + ((t.rows[0] + t.rows[1]) / 2) * cell;
-    sized(svg("text", { class: "flash-axis", x, y, "text-anchor": "middle", "dominant-baseline": "central" }, s),
-      TEXT).textContent = "skipped: all future";
+    ["skipped:", "all keys", "in the future"].forEach((line, k) => {
+      sized(svg("text", { class: "flash-axis", x, y: y + (k - 1) * 30, "text-anchor": "middle",
+        "dominant-baseline": "central" }, s), TEXT).textContent = line;
+    });
   }
   if (!d.final && !d.show_skip) {
     cur.s.forEach((row, i) => row.forEach((v, j) => {

@@ -41,6 +41,7 @@ registerWidget("token-picker", (root, widget) => {
     const key = document.createElement("span");
     key.className = "picker-key";
     key.textContent = i < 9 ? String(i + 1) : "";
+    key.style.fontSize = "20px";
     b.append(key, document.createTextNode(tok));
     b.addEventListener("click", () => selectToken(root, i));
     bar.appendChild(b);

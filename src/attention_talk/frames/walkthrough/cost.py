@@ -60,7 +60,7 @@ def _kv(ctx: BuildContext, c: Costs) -> FrameBody:
         body.tensors.append(derive_projection(ct, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
     growth = ", ".join(count(x) for x in dec.cache_numbers)
     per = c.kv_bytes_per_token_layer("mha")
-    body.notes.append(Note(id="grow", box=LAYOUT["grow"], kind="key", text=(
+    body.notes.append(Note(id="grow", box=LAYOUT["grow"], kind="neutral", text=(
         f"Each new token appends one key row and one value row, per head and per layer; old "
         f"rows never change. Numbers cached here after each token: {growth}. At DeepSeek-V3.2 "
         f"size: {count(per.value)} bytes per token per layer.")))
@@ -71,9 +71,9 @@ def _kv(ctx: BuildContext, c: Costs) -> FrameBody:
 def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
     mha, mla = c.kv_bytes_per_token_layer("mha"), c.kv_bytes_per_token_layer("mla")
     kv = bars("kvbars", LAYOUT["kvbars"], "KV cache bytes per token per layer", ["MHA", "MLA"],
-              np.array([mha.value, mla.value]), kind="key", digits=0, show_sum=False,
+              np.array([mha.value, mla.value]), kind="neutral", digits=0, show_sum=False,
               value_labels=[f"{count(mha.value)} B", f"{count(mla.value)} B"], scale_max=None)
-    note = Note(id="mla", box=LAYOUT["mla"], kind="key", text=(
+    note = Note(id="mla", box=LAYOUT["mla"], kind="neutral", text=(
         f"MHA stores {mha.formula.split(') ×')[0].lstrip('(')} numbers; MLA stores a shared "
         f"latent: {c.kv_numbers_per_token_layer('mla').formula}. That is {number(c.kv_ratio('mha', 'mla').value, 1)}× "
         f"less (× {c.preset.layers} layers: {count(c.kv_bytes_per_token('mla').value)} bytes per "
@@ -83,11 +83,11 @@ def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
 
 def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
     return FrameBody(widgets=[cards("modern", LAYOUT["modern"], [
-        {"title": "MLA (DeepSeek)", "kind": "key",
+        {"title": "MLA (DeepSeek)", "kind": "neutral",
          "body": "caches a small latent per token instead of every head's keys and values"},
-        {"title": "hybrid patterns", "kind": "mask",
+        {"title": "hybrid patterns", "kind": "neutral",
          "body": "mix different attention patterns across layers (Kimi K3 is described this way)"},
-        {"title": "unchanged roles", "kind": "query",
+        {"title": "unchanged roles", "kind": "neutral",
          "body": "queries still ask, keys still match, values still carry, masks still decide "
                  "who may be seen"},
     ], columns=3)])

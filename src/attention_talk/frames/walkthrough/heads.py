@@ -118,7 +118,7 @@ def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     dk = mh.heads[0].q.shape[1]
     return FrameBody(widgets=[cards("shapes", LAYOUT["shapes"], [
         {"title": "X", "body": shape(n, d), "kind": "input"},
-        {"title": "Q, K, V per head", "body": shape(n, dk), "kind": "query"},
+        {"title": "Q, K, V per head", "body": shape(n, dk), "kind": "neutral"},
         {"title": "A per head", "body": shape(n, n), "kind": "weights"},
         {"title": "output per head", "body": shape(n, dk), "kind": "output"},
         {"title": "concat · W_O", "body": f"{shape(n, mh.concat.shape[1])} → {shape(*mh.output.shape)}",

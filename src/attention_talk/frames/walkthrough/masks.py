@@ -34,10 +34,10 @@ class VariantParams(Params):
 
 def _self(ctx: BuildContext) -> FrameBody:
     return FrameBody(widgets=[cards("src", LAYOUT["sources"], [
-        {"title": "self-attention", "kind": "query",
+        {"title": "self-attention", "kind": "neutral",
          "body": "Q = X·W_Q   K = X·W_K   V = X·W_V — one sequence asks and answers; an encoder "
                  "may read left and right"},
-        {"title": "versus a search engine", "kind": "key",
+        {"title": "versus a search engine", "kind": "neutral",
          "body": "there, one outside request searches a fixed collection; here every token is "
                  "both a request and part of the collection"},
     ], columns=2)])
@@ -52,7 +52,7 @@ def _cross(ctx: BuildContext) -> FrameBody:
     states = [f"h({w})" for w in SOURCE]
     t = tensor("cross", "cross-attention weights", "weights", a.weights, LAYOUT["cross"], rows=tgt, cols=states,
                heat=True)
-    note = Note(id="qkv", box=LAYOUT["cross_note"], kind="key", text=(
+    note = Note(id="qkv", box=LAYOUT["cross_note"], kind="neutral", text=(
         f"Q = Y·W_Q from the decoder ({len(tgt)} target words so far); K = X·W_K and V = X·W_V "
         f"from the encoder ({len(SOURCE)} source words). The map is {len(tgt)} × {len(SOURCE)}: "
         "queries need not equal keys."))

@@ -148,7 +148,7 @@ def _context(ctx: BuildContext) -> FrameBody:
 def _mechanism(ctx: BuildContext) -> FrameBody:
     return FrameBody(widgets=[cards("mech", LAYOUT["mech"], [
         {"title": "1 · match", "body": "the position being updated is compared with every other position",
-         "kind": "query"},
+         "kind": "scores"},
         {"title": "2 · weigh and mix", "body": "the matches become weights that sum to one; the value rows "
                                                "are averaged with them", "kind": "weights"},
         {"title": "3 · new row", "body": "the result is a row that now depends on the context", "kind": "output"},

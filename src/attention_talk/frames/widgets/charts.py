@@ -102,12 +102,16 @@ class HistogramSeries(WidgetData):
 
 
 class HistogramData(WidgetData):
-    series: list[HistogramSeries] = Field(description="The series, each on its own axis, top to bottom.")
+    series: list[HistogramSeries] = Field(description="The series, one row each, top to bottom, all on one "
+                                          "shared x axis (from the smallest to the largest edge).")
     caption: str = Field(description="Text under the plot.")
+    rows: int | None = Field(default=None, ge=1, description="Rows to lay out (at least the series): a row "
+                             "kept free for a series a later step adds, so nothing moves.")
+    ticks: list[float] | None = Field(default=None, description="x values to label on the shared axis.")
 
 
 class HistogramWidget(Widget):
-    """Histograms computed by the builder, one axis per series (views/histogram.js)."""
+    """Histograms computed by the builder, stacked on one shared x axis (views/histogram.js)."""
 
     type: Literal["histogram"]
     data: HistogramData
