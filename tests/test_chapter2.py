@@ -202,3 +202,31 @@ def test_concept_cards_borrow_no_qkv_colour(frames) -> None:
             for w in f.widgets:
                 if w.type == "cards" and (slide, w.id) not in allowed:
                     assert {c.kind for c in w.data.cards} & {"query", "key", "value"} == set(), (slide, f.step, w.id)
+
+
+# ---- section 7: heads that specialise (designed heads, engine-computed maps) ------------------------
+def test_head_picker_offers_a_previous_word_head_and_a_long_range_head(frames) -> None:
+    from attention_talk.frames.walkthrough.specialists import TOKS, specialists
+
+    mh, x = specialists()
+    pick = next(w for f in frames["multi-head"] for w in f.widgets if w.type == "head-picker")
+    a1, a2 = (np.array(h.weights) for h in pick.data.heads)
+    np.testing.assert_allclose(a1, mh.heads[0].weights, atol=1e-12)
+    np.testing.assert_allclose(a2, mh.heads[1].weights, atol=1e-12)
+    assert [int(np.argmax(a1[i])) for i in range(1, len(TOKS))] == list(range(len(TOKS) - 1))  # previous word
+    assert np.all(np.triu(a1, 1) == 0) and np.all(np.triu(a2, 1) == 0)  # causal, like the pipeline
+    bank = TOKS.index("bank")
+    assert TOKS[int(np.argmax(a2[bank]))] == "river" and bank - TOKS.index("river") >= 3  # long range
+    assert x.shape == (6, 8) and [h.q.shape[1] for h in mh.heads] == [4, 4]  # d_model 8 = 4 + 4
+
+
+def test_the_output_is_a_blend_not_a_copy_of_a_row(frames) -> None:
+    from attention_talk.frames.walkthrough.specialists import TOKS, specialists
+
+    mh, x = specialists()
+    blend = next(t for f in frames["multi-head"] for t in f.tensors if t.name == "blend")
+    out = np.array(blend.values[-1])
+    np.testing.assert_allclose(out, mh.output[TOKS.index("bank"), :4], atol=5e-3)
+    assert np.linalg.norm(x[:, :4] - out, axis=1).min() > 0.2  # equal to no token's row
+    steps = [f.builder for f in frames["multi-head"]]
+    assert steps.index("walk.specialists") < len(steps) - 1  # before the caveat, which closes the section

@@ -17,6 +17,7 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import band, cards, equation_widget, to_right
+from attention_talk.frames.walkthrough.specialists import picker
 from attention_talk.walkthrough_inputs import MH_TOKENS, MH_X
 
 LAYOUT = {
@@ -25,7 +26,8 @@ LAYOUT = {
     "O1": box(520, 400, 420, 240), "O2": box(980, 400, 420, 240),
     "concat": box(LEFT, 400, 470, 240), "WO": box(560, 400, 420, 240), "Y": box(1020, 400, 500, 240),
     "concat_note": to_right(540, 130, 230),
-    "shapes": band(150, 300), "eq": band(500, 110), "caveat": band(170, 380),
+    "shapes": band(150, 300), "eq": band(500, 110),
+    "caveat_map": box(LEFT, 120, 780, 640), "caveat": to_right(900, 170, 460),
 }
 TOKS = list(MH_TOKENS)
 WIDE = ["1", "2", "3", "4"]  # the model's four features
@@ -127,10 +129,12 @@ def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
 
 
 def _caveat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
-    return FrameBody(widgets=[cards("caveat", LAYOUT["caveat"], [
-        {"title": "a bright cell is a coefficient, not a concept", "kind": "weights",
-         "body": "it says one head, in one layer, on one input, gave one key a larger share. "
-                 "“Head 1 found the subject” claims more than the numbers show."},
+    return FrameBody(widgets=[picker(LAYOUT["caveat_map"], selected=1, summary=False),
+                              cards("caveat", LAYOUT["caveat"], [
+        {"title": "a bright cell is a coefficient, not a concept", "kind": "neutral",
+         "body": "it says one head, in one layer, on one input, gave one key a larger share. We designed "
+                 "these heads; in a trained model, “head 2 resolves references” claims more than the "
+                 "numbers show."},
     ], columns=1)])
 
 

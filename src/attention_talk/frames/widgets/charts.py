@@ -170,3 +170,24 @@ class SliderWidget(Widget):
 
     type: Literal["slider"]
     data: SliderData
+
+
+class PickerHead(WidgetData):
+    title: str = Field(description="The head's button label, e.g. 'head 1 · previous word'.")
+    weights: list[list[float]] = Field(description="The head's attention weights A (n × n), from the engine.")
+    summary: str = Field(description="One sentence on what this head does, with computed figures.")
+
+
+class HeadPickerData(WidgetData):
+    tokens: list[str] = Field(description="The sentence's tokens: rows (queries) and columns (keys).")
+    heads: list[PickerHead] = Field(description="The heads the presenter can switch between.")
+    selected: int = Field(description="Index of the head shown first.")
+    focus: int | None = Field(default=None, description="Index of a query row to outline; null for none.")
+    show_summary: bool = Field(default=True, description="Print the selected head's summary beside its map.")
+
+
+class HeadPickerWidget(Widget):
+    """Switch between heads and see each one's map of weights (views/head-picker.js)."""
+
+    type: Literal["head-picker"]
+    data: HeadPickerData
