@@ -56,7 +56,7 @@ function summary(head) {
 
 registerWidget("head-picker", (root, widget) => {
   const data = widget.data;
-  const side = Math.min(widget.box.h - 150, 520);
+  const side = Math.min(widget.box.h - 200, 520);
   root.replaceChildren();
   Object.assign(root.style, { display: "flex", flexDirection: "column", gap: "10px" });
   const bar = document.createElement("div");

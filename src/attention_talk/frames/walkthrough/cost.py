@@ -24,7 +24,7 @@ _CACHES = columns(box(LEFT, 130, 1080, 400), [1, 1])
 LAYOUT = {
     "slider": band(130, 560),
     "K": _CACHES[0], "V": _CACHES[1], "grow": to_right(1180, 140, 560),
-    "kvbars": box(LEFT, 150, 1000, 300), "mla": to_right(1100, 140, 520),
+    "kvbars": box(LEFT, 130, 860, 240), "ctxbars": box(LEFT, 420, 860, 240), "mla": to_right(980, 140, 600),
     "modern": band(150, 440),
 }
 PAIR_NS = (1_024, 4_096, 16_384, 65_536, 163_840)
@@ -73,12 +73,19 @@ def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
     kv = bars("kvbars", LAYOUT["kvbars"], "KV cache bytes per token per layer", ["MHA", "MLA"],
               np.array([mha.value, mla.value]), kind="neutral", digits=0, show_sum=False,
               value_labels=[f"{count(mha.value)} B", f"{count(mla.value)} B"], scale_max=None)
+    n, layers = c.preset.max_positions or PAIR_NS[-1], c.preset.layers
+    whole = np.array([c.kv_bytes_per_token(k).value * n for k in ("mha", "mla")])  # one full context, every layer
+    ctx_bars = bars("ctxbars", LAYOUT["ctxbars"], f"one {count(n)}-token context, all {layers} layers",
+                    ["MHA", "MLA"], whole, kind="neutral", digits=0, show_sum=False, scale_max=None,
+                    value_labels=[f"{number(x / 1e9, 1)} GB" for x in whole])
+    m = c.preset.mla
     note = Note(id="mla", box=LAYOUT["mla"], kind="neutral", text=(
         f"MHA stores {mha.formula.split(') ×')[0].lstrip('(')} numbers; MLA stores a shared "
         f"latent: {c.kv_numbers_per_token_layer('mla').formula}. That is {number(c.kv_ratio('mha', 'mla').value, 1)}× "
-        f"less (× {c.preset.layers} layers: {count(c.kv_bytes_per_token('mla').value)} bytes per "
-        f"token). Source: DeepSeek-V2/V3 reports."))
-    return FrameBody(widgets=[kv], notes=[note])
+        f"less. The price is more projection work: MLA's five matrices hold {count(c.mla_weights().value)} "
+        f"weights per layer, and its scores are d_k + d_r = {m.qk_nope_head_dim} + {m.qk_rope_head_dim} = "
+        f"{m.qk_nope_head_dim + m.qk_rope_head_dim} wide. Source: DeepSeek-V2/V3 reports."))
+    return FrameBody(widgets=[kv, ctx_bars], notes=[note])
 
 
 def _modern(ctx: BuildContext, c: Costs) -> FrameBody:

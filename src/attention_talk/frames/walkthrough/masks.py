@@ -21,7 +21,7 @@ from attention_talk.frames.walkthrough.shared import band, cards, causal_river, 
 from attention_talk.walkthrough_inputs import SOURCE, TARGET, seq2seq
 
 LAYOUT = {
-    "sources": band(140, 400),
+    "sources": band(120, 230), "selfmap": box(LEFT, 380, 720, 390), "selfnote": to_right(840, 420, 260),
     "cross": box(LEFT, 130, 760, 380), "cross_note": to_right(880, 140, 360),
     "mask": box(LEFT, 130, 760, 520), "rule": to_right(880, 150, 330),
     "picker": band(120, 640),
@@ -33,7 +33,16 @@ class VariantParams(Params):
 
 
 def _self(ctx: BuildContext) -> FrameBody:
-    return FrameBody(widgets=[cards("src", LAYOUT["sources"], [
+    river, _ = sentences(ctx)
+    toks, a = list(river.tokens), river.attention  # no mask: an encoder reads left and right
+    t = tensor("selfA", "A, self-attention without a mask", "weights", a.weights, LAYOUT["selfmap"], rows=toks,
+               cols=toks, digits=2, heat=True)
+    note = Note(id="both", box=LAYOUT["selfnote"], kind="neutral", text=(
+        f"Row i is token i asking, column j is token j answering: the same {len(toks)} tokens on both sides. "
+        f"Without a mask every row spreads over all {len(toks)} columns, later tokens included; the next "
+        "steps change who may answer."))
+    return FrameBody(tensors=[derive_weights(t, a.masked, row_names=toks, col_names=toks)], notes=[note], widgets=[
+        cards("src", LAYOUT["sources"], [
         {"title": "self-attention", "kind": "neutral",
          "body": "Q = X·W_Q   K = X·W_K   V = X·W_V — one sequence asks and answers; an encoder "
                  "may read left and right"},

@@ -11,14 +11,15 @@ from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection
 from attention_talk.frames.kit.layout import LEFT, box, columns
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.model import FrameBody, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import band, cards, sentences
 from attention_talk.walkthrough_inputs import W_K, W_Q, W_V
 
 _MATRICES = columns(box(LEFT, 130, 1470, 420), [1, 1, 1], gap=30)
-LAYOUT = {"jobs": band(150, 420), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MATRICES[2],
-          "learned": band(580, 120)}
+_UNDER = columns(band(420, 340), [1, 1, 1], gap=22)  # one computed example under each job's card
+LAYOUT = {"jobs": band(120, 270), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MATRICES[2],
+          "learned": band(580, 120), "q_bank": _UNDER[0], "k_all": _UNDER[1], "v_all": _UNDER[2]}
 
 JOBS = ["query", "key", "value"]
 QKV_CARDS = [
@@ -35,10 +36,25 @@ class QkvParams(Params):
     stage: Literal["query", "key", "value", "matrices"]
 
 
+def _examples(ctx: BuildContext) -> list[Tensor]:
+    """Under each card, its numbers: the query of “bank”, every token's key, every token's value."""
+    river, _ = sentences(ctx)
+    toks, b = list(river.tokens), river.index("bank")
+    q = tensor("q_bank", "q(bank) = x(bank)·W_Q", "query", river.q[b:b + 1], LAYOUT["q_bank"], rows=["bank"],
+               cols=["1", "2", "3"])
+    out = [derive_projection(q, river.x[b:b + 1], W_Q, x_name="x", w_name="W_Q", row_names=["bank"])]
+    for name, arr, w, kind in (("K", river.k, W_K, "key"), ("V", river.v, W_V, "value")):
+        t = tensor(f"{name.lower()}_all", f"{name} = X·W_{name}, every token", kind, arr, LAYOUT[f"{name.lower()}_all"],
+                   rows=toks, cols=["1", "2", "3"])
+        out.append(derive_projection(t, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
+    return out
+
+
 def _jobs(ctx: BuildContext, p: QkvParams) -> FrameBody:
-    """The cards of the jobs up to this stage's, the last one active."""
+    """The cards of the jobs up to this stage's, the last one active, each with its numbers under it."""
     n = JOBS.index(p.stage) + 1
-    return FrameBody(widgets=[cards("qkv", LAYOUT["jobs"], QKV_CARDS[:n], columns=3, active=n - 1)])
+    return FrameBody(widgets=[cards("qkv", LAYOUT["jobs"], QKV_CARDS[:n], columns=3, active=n - 1)],
+                     tensors=_examples(ctx)[:n])
 
 
 def _matrices(ctx: BuildContext, p: QkvParams) -> FrameBody:
