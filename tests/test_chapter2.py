@@ -60,8 +60,8 @@ def test_section_7_numbers_through_the_api(client) -> None:
     steps = api_frames(client, "multi-head")
     by_name = {t["name"]: t for t in steps[3]["tensors"]}  # head 2 step: A¹, outputs of both heads
     assert by_name["A1"]["values"][0] == pytest.approx([0.401, 0.198, 0.401], abs=5e-4)
-    assert by_name["O1"]["values"][0] == pytest.approx([0.802, 0.599], abs=5e-4)
-    assert by_name["O2"]["values"][0] == pytest.approx([0.503, 0.248], abs=5e-4)
+    assert by_name["Z1"]["values"][0] == pytest.approx([0.802, 0.599], abs=5e-4)
+    assert by_name["Z2"]["values"][0] == pytest.approx([0.503, 0.248], abs=5e-4)
     concat = {t["name"]: t for t in steps[4]["tensors"]}["cat"]
     assert concat["values"][0] == pytest.approx([0.802, 0.599, 0.503, 0.248], abs=5e-4)
     assert concat["shape"] == [3, 4]
@@ -230,3 +230,15 @@ def test_the_output_is_a_blend_not_a_copy_of_a_row(frames) -> None:
     assert np.linalg.norm(x[:, :4] - out, axis=1).min() > 0.2  # equal to no token's row
     steps = [f.builder for f in frames["multi-head"]]
     assert steps.index("walk.specialists") < len(steps) - 1  # before the caveat, which closes the section
+
+
+def test_one_notation_a_z_o(frames, deck) -> None:
+    """A = the weights, Z = A·V a head's output, O = concat(Z…)·W_O; no Y, no 'weights·V'."""
+    words = [s.caption + s.narration for sl in deck.slides for s in sl.steps]
+    for slide_frames in frames.values():
+        for f in slide_frames:
+            words += [t.label for t in f.tensors] + [n.text for n in f.notes]
+            assert "Y" not in {t.name for t in f.tensors}, (f.slide, f.step)
+    assert not [w for w in words if "Y =" in w or "weights·V" in w or "Attention(" in w]
+    labels = {t.name: t.label for f in frames["multi-head"] for t in f.tensors}
+    assert labels["Z1"].startswith("head 1: Z¹ = A¹·V¹") and labels["O"].startswith("O = concat(Z¹, Z²)·W_O")

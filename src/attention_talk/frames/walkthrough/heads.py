@@ -23,8 +23,8 @@ from attention_talk.walkthrough_inputs import MH_TOKENS, MH_X
 LAYOUT = {
     "X": box(LEFT, 120, 420, 240), "selectors": to_right(540, 130, 260),
     "A1": box(520, 120, 520, 260), "row": to_right(1080, 130, 230),
-    "O1": box(520, 400, 420, 240), "O2": box(980, 400, 420, 240),
-    "concat": box(LEFT, 400, 470, 240), "WO": box(560, 400, 420, 240), "Y": box(1020, 400, 500, 240),
+    "Z1": box(520, 400, 420, 240), "Z2": box(980, 400, 420, 240),
+    "concat": box(LEFT, 400, 470, 240), "WO": box(560, 400, 420, 240), "O": box(1020, 400, 500, 240),
     "concat_note": to_right(540, 130, 230),
     "shapes": band(150, 300), "eq": band(500, 110),
     "caveat_map": box(LEFT, 120, 780, 640), "caveat": to_right(900, 170, 460),
@@ -61,9 +61,9 @@ def _weights1(mh: MultiHead) -> Tensor:
 
 
 def _output(mh: MultiHead, i: int) -> Tensor:
-    """Head ``i``'s output A·V (0-based ``i``), drawn under the weights."""
+    """Head ``i``'s output Z = A·V (0-based ``i``), drawn under the weights."""
     h, sup = mh.heads[i], "¹²"[i]
-    t = tensor(f"O{i + 1}", f"head {i + 1} output A{sup}·V{sup}", "output", h.output, LAYOUT[f"O{i + 1}"],
+    t = tensor(f"Z{i + 1}", f"head {i + 1}: Z{sup} = A{sup}·V{sup}", "output", h.output, LAYOUT[f"Z{i + 1}"],
                rows=TOKS, cols=HEAD_COLS[i], digits=3, highlight=RIVER)
     return derive_output(t, h.weights, h.v, row_names=TOKS, key_names=TOKS)
 
@@ -98,7 +98,7 @@ def _head2(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
 
 
 def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
-    ct = tensor("cat", "concat(head 1, head 2)", "output", mh.concat, LAYOUT["concat"], rows=TOKS, cols=WIDE,
+    ct = tensor("cat", "concat(Z¹, Z²)", "output", mh.concat, LAYOUT["concat"], rows=TOKS, cols=WIDE,
                 digits=3, highlight=RIVER)
     derive_copy(ct, lambda r, c: (f"head {1 + c // 2} output, “{TOKS[r]}”, column {c % 2 + 1}",
                                   float(mh.concat[r, c])), formula="[head 1 | head 2]",
@@ -106,7 +106,7 @@ def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     wt = tensor("WO", "W_O (illustrative)", "weight", w_o, LAYOUT["WO"], digits=2, cols=WIDE)
     derive_copy(wt, lambda r, c: ("a parameter: learned in a real model, seeded here", float(w_o[r, c])),
                 formula="parameter", title=lambda r, c: f"W_O[{r + 1}, {c + 1}]")
-    yt = tensor("Y", "output = concat·W_O", "output", mh.output, LAYOUT["Y"], rows=TOKS, cols=WIDE, digits=3,
+    yt = tensor("O", "O = concat(Z¹, Z²)·W_O", "output", mh.output, LAYOUT["O"], rows=TOKS, cols=WIDE, digits=3,
                 highlight=RIVER)
     derive_projection(yt, mh.concat, w_o, x_name="concat", w_name="W_O", row_names=TOKS)
     note = Note(id="row", box=LAYOUT["concat_note"], kind="output", text=(

@@ -17,8 +17,8 @@ from attention_talk.frames.walkthrough.shared import band, cards, sentences
 from attention_talk.walkthrough_inputs import W_K, W_Q, W_V
 
 _MATRICES = columns(box(LEFT, 130, 1470, 420), [1, 1, 1], gap=30)
-_UNDER = columns(band(420, 340), [1, 1, 1], gap=22)  # one computed example under each job's card
-LAYOUT = {"jobs": band(120, 270), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MATRICES[2],
+_UNDER = columns(band(392, 368), [1, 1, 1], gap=22)  # one computed example under each job's card
+LAYOUT = {"jobs": band(120, 250), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MATRICES[2],
           "learned": band(580, 120), "q_bank": _UNDER[0], "k_all": _UNDER[1], "v_all": _UNDER[2]}
 
 JOBS = ["query", "key", "value"]

@@ -61,7 +61,7 @@ def _chain(ctx: BuildContext) -> FrameBody:
 def _table(ctx: BuildContext) -> FrameBody:
     table = embedding_table(ctx.deck.story.seed)
     et = tensor("E", "embedding table E", "input", table, LAYOUT["table"], rows=list(VOCAB), cols=FEATS,
-                max_rows=20, max_cols=4, highlight=Highlight(rows=[VOCAB.index("bank")]))
+                max_rows=12, max_cols=4, highlight=Highlight(rows=[VOCAB.index("bank")]))
     derive_copy(et, lambda r, c: (
         "a parameter: learned in a real model; here a designed feature plus seeded noise",
         float(table[r, c])), formula="parameter", title=lambda r, c: f"E[{r}] (“{VOCAB[r]}”), {FEATS[c]}")
