@@ -61,7 +61,7 @@ function drawMap(d, cur, side) {
 }
 
 function heading(d, cur) {
-  if (d.final) return `all ${d.tiles.length} tiles done: Z from the tiles vs the pipeline's Z = A·V`;
+  if (d.final) return `all ${d.tiles.length} tiles done: Z from the tiles vs the pipeline's Z`;
   if (d.show_skip) return "the tile above the diagonal is never computed: every key in it is in the future";
   return `tile ${d.current + 1} of ${d.tiles.length}: S = Q·Kᵀ/√d_k, query rows ${cur.rows[0] + 1}–${cur.rows[1]}, `
     + `keys ${cur.cols[0] + 1}–${cur.cols[1]}`;

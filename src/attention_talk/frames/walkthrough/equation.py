@@ -11,14 +11,24 @@ from attention_talk.engine import costs, scores, softmax
 from attention_talk.formatting import count, number
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.model import FrameBody, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.shared import band, cards, counter, equation_widget, sentences, to_right
+from attention_talk.frames.walkthrough.shared import (
+    band,
+    cards,
+    causal_river,
+    counter,
+    equation_widget,
+    sentences,
+    to_right,
+)
 
 LAYOUT = {
-    "steps": band(120, 250), "formula": band(400, 130), "legend": band(550, 200),
+    "steps": band(120, 250), "formula": band(400, 130), "legend": band(550, 200), "row": band(410, 320),
     "histogram": box(LEFT, 130, 1000, 600), "why": to_right(1100, 150, 420),
     "memory": band(150, 440),
 }
@@ -41,10 +51,27 @@ def _steps(n: int, d_k: int) -> list[dict]:
     ]
 
 
+def _one_row(ctx: BuildContext) -> Tensor:
+    """The four steps applied to one row of the causal head: “boat” (so the mask shows)."""
+    s = causal_river(ctx)
+    a, i, toks = s.attention, s.index("boat"), list(s.tokens)
+    rows = np.vstack([a.scores[i], a.scaled[i], a.masked[i], a.weights[i]])  # (4, n)
+    names = ["1 · S", "2 · S / √d_k", "3 · + M", "4 · A"]
+    how = ["q(boat) · k", f"S × 1/√d_k = S × {number(a.scale, 3)}", "plus 0 up to “boat”, −∞ after it",
+           "softmax over the row"]
+    t = tensor("onerow", "the four steps on the row of “boat”", "scores", rows, LAYOUT["row"], rows=names,
+               cols=toks, digits=2)
+    return derive_copy(t, lambda r, c: (how[r], None if rows[r, c] == -np.inf else float(rows[r, c])),
+                       formula="S, S / √d_k, + M, softmax", title=lambda r, c: f"{names[r]}, “{toks[c]}”")
+
+
 def _four_steps(ctx: BuildContext, p: EquationParams) -> FrameBody:
     river, _ = sentences(ctx)
     n, d_k = river.q.shape
-    return FrameBody(widgets=[cards("four", LAYOUT["steps"], _steps(n, d_k), columns=4, arrows=True)])
+    body = FrameBody(widgets=[cards("four", LAYOUT["steps"], _steps(n, d_k), columns=4, arrows=True)])
+    if p.stage == "steps":
+        body.tensors.append(_one_row(ctx))
+    return body
 
 
 def _formula(ctx: BuildContext, p: EquationParams) -> FrameBody:

@@ -17,7 +17,7 @@ from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import band, causal_river
 
-LAYOUT = {"flash": band(110, 600), "equal": band(690, 80)}
+LAYOUT = {"flash": band(110, 570), "equal": band(696, 72)}
 FLASH_BLOCK = 4
 
 

@@ -25,7 +25,7 @@ LAYOUT = {
     "bottleneck": band(450, 200),
     "alpha": box(LEFT, 440, 880, 310), "alpha_note": to_right(990, 450, 280),
     "context": box(LEFT, 450, 900, 170), "fresh": to_right(1000, 450, 260),
-    "history": band(150, 420),
+    "history": band(450, 290),
 }
 STATES = [f"h{'₁₂₃₄'[i]}" for i in range(len(SOURCE))]
 COORDS = [str(i + 1) for i in range(4)]
@@ -92,13 +92,15 @@ def _context(s2s: Seq2Seq) -> FrameBody:
 
 
 def _transformer(s2s: Seq2Seq) -> FrameBody:
-    return FrameBody(widgets=[cards("hist", LAYOUT["history"], [
+    body = _with_diagram(s2s, "attention")  # the diagram stays: the history cards sit under it
+    body.widgets.append(cards("hist", LAYOUT["history"], [
         {"title": "2014–2015", "body": "attention bolted onto recurrent (RNN, LSTM) encoders: the "
                                        "decoder reads every encoder state", "kind": "neutral"},
         {"title": "2017", "body": "the Transformer drops recurrence from sequence mixing: "
                                   "self-attention links every position to every allowed "
                                   "position directly", "kind": "neutral"},
-    ], columns=2, arrows=True)])
+    ], columns=2, arrows=True))
+    return body
 
 
 STAGES = {"encoder": _encoder, "bottleneck": _bottleneck, "attention": _attention, "context": _context,
