@@ -21,13 +21,15 @@ from attention_talk.frames.walkthrough.shared import band, bars, cards, counter,
 from attention_talk.walkthrough_inputs import W_K, W_V
 
 _CACHES = columns(box(LEFT, 130, 1080, 400), [1, 1])
+_BILLS = columns(band(470, 260), [1, 1], gap=60)
 LAYOUT = {
     "slider": band(130, 560),
     "K": _CACHES[0], "V": _CACHES[1], "grow": to_right(1180, 140, 560),
     "kvbars": box(LEFT, 130, 860, 240), "ctxbars": box(LEFT, 420, 860, 240), "mla": to_right(980, 140, 600),
-    "modern": band(150, 440),
+    "modern": band(120, 300), "reads": _BILLS[0], "cells": _BILLS[1],
 }
 PAIR_NS = (1_024, 4_096, 16_384, 65_536, 163_840)
+DSA_TOP_K = 2_048  # DeepSeek-V3.2 report: DSA's indexer keeps the top 2,048 keys for each query
 
 
 class CostParams(Params):
@@ -89,15 +91,25 @@ def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
 
 
 def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
+    n = c.preset.max_positions or PAIR_NS[-1]
+    reads = np.array([n, DSA_TOP_K])  # keys one query reads: all of them, or DSA's top-k
+    scores = np.array([c.attention_map_cells(n).value, n * DSA_TOP_K])  # scores per head for a whole context
     return FrameBody(widgets=[cards("modern", LAYOUT["modern"], [
         {"title": "MLA (DeepSeek)", "kind": "neutral",
          "body": "caches a small latent per token instead of every head's keys and values"},
+        {"title": "DSA (DeepSeek-V3.2)", "kind": "neutral",
+         "body": f"a light indexer picks the top {count(DSA_TOP_K)} keys; each query attends to those only"},
         {"title": "hybrid patterns", "kind": "neutral",
          "body": "mix different attention patterns across layers (Kimi K3 is described this way)"},
         {"title": "unchanged roles", "kind": "neutral",
-         "body": "queries still ask, keys still match, values still carry, masks still decide "
-                 "who may be seen"},
-    ], columns=3)])
+         "body": "queries still ask, keys still match, values still carry, masks still decide who may be seen"},
+    ], columns=4),
+        bars("reads", LAYOUT["reads"], f"keys one query reads, n = {count(n)}", ["dense", "DSA"], reads,
+             kind="scores", digits=0, show_sum=False, scale_max=None, value_labels=[count(int(x)) for x in reads]),
+        bars("cells", LAYOUT["cells"], "scores per head for the whole context",
+             ["dense n²", f"DSA n × {count(DSA_TOP_K)}"], scores, kind="scores", digits=0,
+             show_sum=False, scale_max=None,
+             value_labels=[count(int(x)) for x in scores])])
 
 
 STAGES = {"pairs": _pairs, "kv": _kv, "mla": _mla, "modern": _modern}
