@@ -104,7 +104,8 @@ registerWidget("flash", (root, widget) => {
     p.textContent = d.show_skip
       ? "Causal attention skips it outright: no scores, no exp, no memory traffic. Roughly half the "
         + "tiles of a long causal map are skipped this way."
-      : `this tile: m̃ = rowmax S = ${vector(cur.m_tilde, 2)}, ℓ̃ = rowsum exp(S − m̃) = ${vector(cur.l_tilde, 2)}`;
+      : `this tile: m̃ = rowmax S = ${vector(cur.m_tilde, 2)}\nℓ̃ = rowsum exp(S − m̃) = ${vector(cur.l_tilde, 2)}`;
+    p.style.whiteSpace = "pre-line";
     panel.appendChild(p);
   }
   root.appendChild(panel);
