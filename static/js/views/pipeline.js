@@ -24,7 +24,8 @@ registerWidget("pipeline", (root, widget) => {
   }
   [...list.children].forEach((li, i) => {
     const s = stages[i];  // texts refreshed every step: a kept list never shows an old stage's words
-    [s.title, s.formula, s.shape].forEach((text, k) => { li.children[k].textContent = text; });
+    // Operand shapes only for the active stage (the result shape stays on every stage): fewer words.
+    [s.title, i === active ? s.formula : "", s.shape].forEach((text, k) => { li.children[k].textContent = text; });
     li.classList.toggle("active", i === active);
     li.classList.toggle("done", i < active);
     if (i === active) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");

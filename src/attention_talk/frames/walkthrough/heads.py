@@ -24,8 +24,8 @@ LAYOUT = {
     "X": box(LEFT, 120, 420, 240), "selectors": to_right(540, 130, 260),
     "A1": box(520, 120, 520, 260), "row": to_right(1080, 130, 230),
     "Z1": box(520, 400, 420, 240), "Z2": box(980, 400, 420, 240),
-    "concat": box(LEFT, 400, 470, 240), "WO": box(560, 400, 420, 240), "O": box(1020, 400, 500, 240),
-    "concat_note": to_right(540, 130, 230),
+    "concat": box(LEFT, 140, 470, 300), "WO": box(560, 140, 420, 300), "O": box(1020, 140, 500, 300),
+    "concat_note": band(500, 110),
     "shapes": band(150, 300), "eq": band(500, 110),
     "caveat_map": box(LEFT, 120, 780, 640), "caveat": to_right(900, 170, 460),
 }
@@ -112,7 +112,7 @@ def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     note = Note(id="row", box=LAYOUT["concat_note"], kind="output", text=(
         f"“river” side by side: {vector(mh.concat[0], 3)}, four numbers again. W_O mixes the "
         "heads' channels back into the model width before the residual path."))
-    return FrameBody(tensors=[_x(), ct, wt, yt], notes=[note])
+    return FrameBody(tensors=[ct, wt, yt], notes=[note])  # X steps aside: concat, W_O and O are the story
 
 
 def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:

@@ -22,6 +22,7 @@ LAYOUT = {"jobs": band(120, 250), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MA
           "learned": band(580, 120), "q_bank": _UNDER[0], "k_all": _UNDER[1], "v_all": _UNDER[2]}
 
 JOBS = ["query", "key", "value"]
+BLANK = [""]  # an unlabelled row or column (its neighbour carries the label): fewer words on the stage
 QKV_CARDS = [
     {"title": "Q · query", "tag": "the request", "kind": "query",
      "body": "what the token being updated is looking for: “which words clarify me?”"},
@@ -45,7 +46,7 @@ def _examples(ctx: BuildContext) -> list[Tensor]:
     out = [derive_projection(q, river.x[b:b + 1], W_Q, x_name="x", w_name="W_Q", row_names=["bank"])]
     for name, arr, w, kind in (("K", river.k, W_K, "key"), ("V", river.v, W_V, "value")):
         t = tensor(f"{name.lower()}_all", f"{name} = X·W_{name}, every token", kind, arr, LAYOUT[f"{name.lower()}_all"],
-                   rows=toks, cols=["1", "2", "3"])
+                   rows=toks if name == "K" else BLANK * len(toks), cols=BLANK * 3)  # V sits in K's rows
         out.append(derive_projection(t, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
     return out
 
@@ -62,7 +63,8 @@ def _matrices(ctx: BuildContext, p: QkvParams) -> FrameBody:
     toks = list(river.tokens)
     body = FrameBody()
     for name, arr, w, kind in (("Q", river.q, W_Q, "query"), ("K", river.k, W_K, "key"), ("V", river.v, W_V, "value")):
-        t = tensor(name, f"{name} = X·W_{name}", kind, arr, LAYOUT[name], rows=toks, cols=["1", "2", "3"])
+        labels = toks if name == "Q" else BLANK * len(toks)  # one set of token labels for the three matrices
+        t = tensor(name, f"{name} = X·W_{name}", kind, arr, LAYOUT[name], rows=labels, cols=BLANK * 3)
         body.tensors.append(derive_projection(t, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
     body.notes.append(Note(id="learned", box=LAYOUT["learned"], text=(
         f"Three different {shape(*W_Q.shape)} matrices turn the same rows X into three views. "

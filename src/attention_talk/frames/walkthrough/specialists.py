@@ -88,7 +88,7 @@ def _split() -> FrameBody:
     dk = mh.heads[0].q.shape[1]
     cat = mh.concat[BANK:BANK + 1]
     ct = tensor("cat8", f"[Z¹ | Z²] for “bank”: {dk} + {dk} = {d} numbers", "output", cat, LAYOUT["row"],
-                rows=["bank"], cols=[f"Z¹ {i + 1}" for i in range(dk)] + [f"Z² {i + 1}" for i in range(dk)],
+                rows=["bank"], cols=["Z¹", *[""] * (dk - 1), "Z²", *[""] * (dk - 1)],
                 max_cols=8, digits=2)
     derive_copy(ct, lambda r, c: (f"head {1 + c // dk}'s output for “bank”, column {c % dk + 1}",
                                   float(cat[0, c])), formula="[Z¹ | Z²]", title=lambda r, c: f"concat, column {c + 1}")
