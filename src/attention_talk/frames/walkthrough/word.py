@@ -96,7 +96,7 @@ def _positions(ctx: BuildContext) -> FrameBody:
     river, _ = sentences(ctx)
     pos, d = river.positions, river.positions.shape[1]
     pt = tensor("P", f"positions: {d}-wide sinusoids × {POSITION_STRENGTH}", "neutral", pos,
-                LAYOUT["positions"], rows=[f"{i + 1}" for i in range(len(river.tokens))], cols=FEATS)
+                LAYOUT["positions"], rows=[f"{i + 1}" for i in range(len(river.tokens))], cols=[""] * d)
     derive_copy(pt, lambda r, c: (
         f"{POSITION_STRENGTH} × {'sin' if c % 2 == 0 else 'cos'}({r} / 10000^({2 * (c // 2)}/{d}))",
         float(pos[r, c])), formula=f"{POSITION_STRENGTH} · PE", title=lambda r, c: f"position {r + 1}, column {c + 1}")
