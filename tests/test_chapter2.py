@@ -60,8 +60,8 @@ def test_section_7_numbers_through_the_api(client) -> None:
     steps = api_frames(client, "multi-head")
     by_name = {t["name"]: t for t in steps[3]["tensors"]}  # head 2 step: A¹, outputs of both heads
     assert by_name["A1"]["values"][0] == pytest.approx([0.401, 0.198, 0.401], abs=5e-4)
-    assert by_name["O1"]["values"][0] == pytest.approx([0.802, 0.599], abs=5e-4)
-    assert by_name["O2"]["values"][0] == pytest.approx([0.503, 0.248], abs=5e-4)
+    assert by_name["Z1"]["values"][0] == pytest.approx([0.802, 0.599], abs=5e-4)
+    assert by_name["Z2"]["values"][0] == pytest.approx([0.503, 0.248], abs=5e-4)
     concat = {t["name"]: t for t in steps[4]["tensors"]}["cat"]
     assert concat["values"][0] == pytest.approx([0.802, 0.599, 0.503, 0.248], abs=5e-4)
     assert concat["shape"] == [3, 4]
@@ -74,27 +74,53 @@ def test_mathml_is_rendered_on_the_server(client) -> None:
     assert "\\frac" not in html  # no LaTeX left for the browser
 
 
-def test_flash_attention_ends_equal_to_exact_attention(client, deck) -> None:
-    river = sentence(SENTENCE_RIVER, deck.story.seed)
-    exact = attend(river.q, river.k, river.v).output
+def test_flash_attention_is_causal_and_ends_equal_to_the_pipelines_z(client, deck) -> None:
+    z = sentence(SENTENCE_RIVER, deck.story.seed, causal=True).attention.output  # the pipeline's Z = A·V
     steps = [f for f in api_frames(client, "the-cost") if any(w["type"] == "flash" for w in f["widgets"])]
     assert len(steps) >= 4
-    final = next(w for w in steps[-1]["widgets"] if w["type"] == "flash")["data"]
+    datas = [next(w for w in f["widgets"] if w["type"] == "flash")["data"] for f in steps]
+    final = datas[-1]
     assert final["final"] is True
-    out = np.zeros_like(exact)
-    for t in final["tiles"]:  # the running O of each query block after its last tile
+    out = np.zeros_like(z)
+    for t in final["tiles"]:  # the running Z of each query block after its last tile
         out[t["rows"][0]:t["rows"][1]] = t["o"]
-    np.testing.assert_allclose(out, exact, atol=1e-12)
-    np.testing.assert_allclose(final["exact"], exact, atol=1e-12)
-    currents = [next(w for w in f["widgets"] if w["type"] == "flash")["data"]["current"] for f in steps[:-1]]
+        for i, row in enumerate(t["s"]):  # the causal mask inside a tile: −∞ (null) exactly above the diagonal
+            for j, v in enumerate(row):
+                assert (v is None) == (t["cols"][0] + j > t["rows"][0] + i)
+    np.testing.assert_allclose(out, z, atol=1e-12)
+    np.testing.assert_allclose(final["exact"], z, atol=1e-12)
+    assert final["skipped"] == [{"rows": [0, 4], "cols": [4, 7]}]  # the tile above the diagonal
+    assert [d.get("show_skip", False) for d in datas] == [False, False, True, False, False]
+    currents = [d["current"] for d in datas[:-1] if not d.get("show_skip")]
     assert currents == list(range(len(final["tiles"])))  # one key press per tile, in order
+    pipe_z = next(t for t in api_frames(client, "pipeline")[7]["tensors"] if t["name"] == "Z")
+    np.testing.assert_allclose(pipe_z["values"], final["exact"], atol=5e-4)  # the matrix is sent rounded
 
 
-def test_token_picker_rows_are_the_engines(frames, deck) -> None:
-    river = sentence(SENTENCE_RIVER, deck.story.seed)
+def test_token_picker_is_causal_like_the_pipeline(frames, deck) -> None:
+    causal = sentence(SENTENCE_RIVER, deck.story.seed, causal=True)
     picker = next(w for f in frames["self-cross-masks"] for w in f.widgets if w.type == "token-picker")
-    np.testing.assert_allclose(picker.data.rows, river.attention.weights, atol=1e-12)
+    rows = np.array(picker.data.rows)
+    np.testing.assert_allclose(rows, causal.attention.weights, atol=1e-12)
+    assert np.all(rows[np.triu_indices(len(rows), k=1)] == 0.0)  # no weight on a later token, exactly
+    assert picker.data.causal is True and picker.data.scale_max == 1.0
     assert all(s == pytest.approx(1.0) for s in picker.data.sums)
+
+
+def test_pipeline_names_follow_the_notation(frames) -> None:
+    """S, S/√d_k, S/√d_k + M keep the name S (one map changing); A, Z and O are tensors of their own."""
+    tensors = [f.tensors[0] for f in frames["pipeline"]]
+    assert [t.name for t in tensors] == ["Q", "K", "V", "S", "S", "S", "A", "Z", "O"]
+    assert [t.label for t in tensors[3:]] == ["S = Q·Kᵀ", "S / √d_k", "S / √d_k + M", "A = softmax(S / √d_k + M)",
+                                              "Z = A·V", "O = Z·W_O"]
+
+
+def test_probability_bars_fill_the_track_at_one(frames) -> None:
+    for slide_frames in frames.values():
+        for f in slide_frames:
+            for w in f.widgets:
+                if w.type == "weight-bars" and w.kind == "weights":
+                    assert w.data.scale_max == 1.0, (f.slide, f.step, w.id)
 
 
 def test_slider_counts_come_from_the_cost_model(frames) -> None:
@@ -149,3 +175,70 @@ def test_ids_are_unique_within_each_frame(frames) -> None:
 
 def test_every_walkthrough_matrix_explains_its_cells(frames) -> None:
     assert missing_derivations(frames) == set()
+
+
+def test_equations_colour_each_role(client) -> None:
+    """Q, K, V, M, A, Z, O and W_O carry their role (the stylesheet colours [mathcolor=role])."""
+    html = client.get(f"/talk/{DECK_ID}").text
+    for role, letter in [("query", "Q"), ("key", "K"), ("value", "V"), ("mask", "M"), ("weights", "A"),
+                         ("output", "Z"), ("output", "O")]:
+        assert f'<mstyle mathcolor="{role}"><mi>{letter}</mi></mstyle>' in html, (role, letter)
+    assert '<mstyle mathcolor="weight"><msub><mi>W</mi><mi>O</mi></msub></mstyle>' in html
+
+
+def test_mathcolor_takes_role_names_only() -> None:
+    from attention_talk import mathml
+
+    mathml.check(r"{\color{query}Q}")
+    with pytest.raises(ValueError, match="mathcolor=red"):
+        mathml.check(r"{\color{red}Q}")
+
+
+def test_concept_cards_borrow_no_qkv_colour(frames) -> None:
+    """Only cards that ARE a query, key or value (section 3's jobs, the equation's legend) use those colours."""
+    allowed = {("queries-keys-values", "qkv"), ("the-equation", "legend")}
+    for slide, slide_frames in frames.items():
+        for f in slide_frames:
+            for w in f.widgets:
+                if w.type == "cards" and (slide, w.id) not in allowed:
+                    assert {c.kind for c in w.data.cards} & {"query", "key", "value"} == set(), (slide, f.step, w.id)
+
+
+# ---- section 7: heads that specialise (designed heads, engine-computed maps) ------------------------
+def test_head_picker_offers_a_previous_word_head_and_a_long_range_head(frames) -> None:
+    from attention_talk.frames.walkthrough.specialists import TOKS, specialists
+
+    mh, x = specialists()
+    pick = next(w for f in frames["multi-head"] for w in f.widgets if w.type == "head-picker")
+    a1, a2 = (np.array(h.weights) for h in pick.data.heads)
+    np.testing.assert_allclose(a1, mh.heads[0].weights, atol=1e-12)
+    np.testing.assert_allclose(a2, mh.heads[1].weights, atol=1e-12)
+    assert [int(np.argmax(a1[i])) for i in range(1, len(TOKS))] == list(range(len(TOKS) - 1))  # previous word
+    assert np.all(np.triu(a1, 1) == 0) and np.all(np.triu(a2, 1) == 0)  # causal, like the pipeline
+    bank = TOKS.index("bank")
+    assert TOKS[int(np.argmax(a2[bank]))] == "river" and bank - TOKS.index("river") >= 3  # long range
+    assert x.shape == (6, 8) and [h.q.shape[1] for h in mh.heads] == [4, 4]  # d_model 8 = 4 + 4
+
+
+def test_the_output_is_a_blend_not_a_copy_of_a_row(frames) -> None:
+    from attention_talk.frames.walkthrough.specialists import TOKS, specialists
+
+    mh, x = specialists()
+    blend = next(t for f in frames["multi-head"] for t in f.tensors if t.name == "blend")
+    out = np.array(blend.values[-1])
+    np.testing.assert_allclose(out, mh.output[TOKS.index("bank"), :4], atol=5e-3)
+    assert np.linalg.norm(x[:, :4] - out, axis=1).min() > 0.2  # equal to no token's row
+    steps = [f.builder for f in frames["multi-head"]]
+    assert steps.index("walk.specialists") < len(steps) - 1  # before the caveat, which closes the section
+
+
+def test_one_notation_a_z_o(frames, deck) -> None:
+    """A = the weights, Z = A·V a head's output, O = concat(Z…)·W_O; no Y, no 'weights·V'."""
+    words = [s.caption + s.narration for sl in deck.slides for s in sl.steps]
+    for slide_frames in frames.values():
+        for f in slide_frames:
+            words += [t.label for t in f.tensors] + [n.text for n in f.notes]
+            assert "Y" not in {t.name for t in f.tensors}, (f.slide, f.step)
+    assert not [w for w in words if "Y =" in w or "weights·V" in w or "Attention(" in w]
+    labels = {t.name: t.label for f in frames["multi-head"] for t in f.tensors}
+    assert labels["Z1"].startswith("head 1: Z¹ = A¹·V¹") and labels["O"].startswith("O = concat(Z¹, Z²)·W_O")

@@ -25,7 +25,13 @@ ATTRIBUTES = frozenset({
     "xmlns", "display", "alttext", "mathvariant", "mathsize", "stretchy", "fence", "form", "separator", "accent",
     "accentunder", "columnalign", "columnspacing", "columnlines", "rowalign", "rowspacing", "rowlines", "frame",
     "width", "height", "depth", "lspace", "rspace", "linethickness", "movablelimits", "largeop", "symmetric",
-    "minsize", "maxsize", "notation", "scriptlevel", "displaystyle", "encoding", "columnspan", "rowspan"})
+    "minsize", "maxsize", "notation", "scriptlevel", "displaystyle", "encoding", "columnspan", "rowspan",
+    "mathcolor"})
+ROLES = frozenset({"input", "query", "key", "value", "scores", "mask", "weights", "output", "weight", "neutral"})
+"""The only values ``mathcolor`` may take: ``\\color{query}{Q}`` colours Q by its role, and the
+stylesheet maps ``[mathcolor="query"]`` to the role's colour (a role name is no CSS colour, so
+the attribute alone changes nothing)."""
+_MATHCOLOR = re.compile(r'mathcolor="([^"]*)"')
 
 
 class _Inventory(HTMLParser):
@@ -58,6 +64,7 @@ def check(latex: str) -> None:
     inv.feed(_convert(latex))
     bad_tags = sorted(inv.tags - TAGS)
     bad_attrs = sorted(inv.attrs - ATTRIBUTES)
+    bad_attrs += sorted(f"mathcolor={c}" for c in set(_MATHCOLOR.findall(_convert(latex))) - ROLES)
     if bad_tags or bad_attrs:
         what = ", ".join([f"<{_TAG_NAME.match(t).group(0)}>" for t in bad_tags]
                          + [f"attribute {a!r}" for a in bad_attrs])

@@ -21,6 +21,14 @@ from them by the engine. How they are designed:
   state minus their mean), so its attention weights favour that source state while still mixing
   the others.
 - **Multi-head example** (section 7): exactly the rows and selector projections of FACTS.md.
+- **Specialised heads** (section 7, ``specialists``): d_model = 8, the four word features (no noise)
+  followed by four position features [cos ωp, sin ωp, cos 2ωp, sin 2ωp], ω = π/4. Two causal heads of
+  width 8/2 = 4. Head 1 ("previous word") matches on the position half: W_Q rotates position p back
+  to p − 1 (gain ``PREV_GAIN``) and W_K reads the position half, so q_i · k_j peaks at j = i − 1.
+  Head 2 ("long-range reference") matches on the word half: a noun (thing) asks for water and keys
+  advertise water (gain ``REF_GAIN``), so "bank" reaches back to "river" and "flooded". Both heads'
+  W_V carry the word half; W_O averages the two heads into the word half, so a token's output is a
+  blend of other rows, not a copy of one.
 """
 
 from __future__ import annotations
@@ -178,3 +186,42 @@ def seq2seq(seed: int) -> Seq2Seq:
     query = (own[-1] - own.mean(axis=0))[None, :]  # (1, 4)  designed: what sets "balls" apart
     att = attend(query, states, states, scale=DECODER_GAIN)
     return Seq2Seq(x, states, query, att)
+
+
+# Specialised heads (section 7): d_model 8 = 4 word features | 4 position features, two heads of 4.
+SPEC_TOKENS = ("the", "river", "flooded", "the", "old", "bank")
+SPEC_EXTRA_WORDS = {"old": (0.0, 0.0, 0.2, 0.5)}
+SPEC_OMEGA = np.pi / 4
+PREV_GAIN = 6.0
+REF_GAIN = 10.0
+SPEC_COLS = (*FEATURES, "cos ωp", "sin ωp", "cos 2ωp", "sin 2ωp")
+
+
+def _turn(angle: float) -> np.ndarray:
+    """(2, 2) for row vectors: [cos a·p, sin a·p] @ _turn(a) = [cos a·(p − 1), sin a·(p − 1)]."""
+    return np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+
+
+def spec_x() -> np.ndarray:
+    """(6, 8) each token's four word features, then its four position features."""
+    words = np.array([(WORDS | SPEC_EXTRA_WORDS)[t] for t in SPEC_TOKENS])  # (6, 4)
+    p = np.arange(len(SPEC_TOKENS))
+    w = SPEC_OMEGA
+    pos = np.stack([np.cos(w * p), np.sin(w * p), np.cos(2 * w * p), np.sin(2 * w * p)], axis=1)  # (6, 4)
+    return np.hstack([words, pos])  # (6, 8)
+
+
+def spec_weights() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """W_Q, W_K, W_V (8, 8): columns 1–4 are head 1's, 5–8 head 2's; W_O (8, 8)."""
+    w_q, w_k, w_v, w_o = (np.zeros((8, 8)) for _ in range(4))
+    w_q[4:6, 0:2] = PREV_GAIN * _turn(SPEC_OMEGA)  # head 1: position p asks for position p − 1
+    w_q[6:8, 2:4] = PREV_GAIN * _turn(2 * SPEC_OMEGA)
+    w_k[4:8, 0:4] = np.eye(4)  # head 1: keys are the positions
+    w_q[2, 4] = REF_GAIN  # head 2: a noun (thing) asks for water
+    w_q[3, 7] = 2.0  # function words look at function words
+    w_k[0, 4], w_k[3, 7] = 1.0, 1.0  # head 2: keys advertise water, and grammar
+    w_v[0:4, 0:4] = np.eye(4)  # both heads deliver the word features
+    w_v[0:4, 4:8] = np.eye(4)
+    w_o[0:4, 0:4] = 0.5 * np.eye(4)  # the output averages the two heads in the word half
+    w_o[4:8, 0:4] = 0.5 * np.eye(4)
+    return w_q, w_k, w_v, w_o

@@ -47,10 +47,11 @@ def test_choose_a_token(open_talk, watch) -> None:
     page.wait_for_selector(".slide.active .widget-token-picker .picker-token")
     first = picker_state(page)
     assert first[2] == "row sum 1.000"
-    page.locator(".slide.active .picker-token").nth(1).click()
+    page.locator(".slide.active .picker-token").nth(3).click()
     clicked = picker_state(page)
-    assert clicked[0] == "1" and clicked[1] != first[1] and clicked[2] == "row sum 1.000"
+    assert clicked[0] == "3" and clicked[1] != first[1] and clicked[2] == "row sum 1.000"
     assert sum(clicked[1]) == pytest.approx(1.0, abs=0.004)
+    assert clicked[1][4:] == [0.0, 0.0, 0.0]  # causal: nothing after the chosen token
     page.keyboard.press("3")
     assert picker_state(page)[0] == "2"
     page.keyboard.press("Tab")
@@ -62,8 +63,8 @@ def test_choose_a_token(open_talk, watch) -> None:
 
 
 @pytest.mark.parametrize("slide, step, tensor", [
-    ("pipeline", 1, "Q"), ("pipeline", 5, "S"), ("pipeline", 6, "S"), ("pipeline", 7, "S"),
-    ("pipeline", 8, "Z"), ("multi-head", 5, "cat"), ("multi-head", 5, "Y"), ("before-attention", 4, "c"),
+    ("pipeline", 1, "Q"), ("pipeline", 5, "S"), ("pipeline", 6, "S"), ("pipeline", 7, "A"),
+    ("pipeline", 8, "Z"), ("multi-head", 5, "cat"), ("multi-head", 5, "O"), ("before-attention", 4, "c"),
 ])
 def test_derivation_panel_recomputes_the_cell(talk, slide, step, tensor) -> None:
     page = talk.open(DECK)

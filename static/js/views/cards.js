@@ -20,7 +20,7 @@ function render(root, widget) {
     const card = el("div", `card kind-${c.kind || widget.kind}${i === active ? " active" : ""}`, null, grid);
     el("h3", "card-title", c.title, card);
     if (c.tag) el("p", "card-tag", c.tag, card);
-    el("p", "card-body", c.body, card);
+    if (c.body) el("p", "card-body", c.body, card);
   });
 }
 

@@ -1,9 +1,13 @@
-// "flash": FlashAttention tile by tile, from engine.flash_attend. Left: the n × n map as tiles,
-// the current tile showing its scores S. Right: each query row's running max m, sum ℓ and output O
-// as they stand after the current tile (taken from the latest tile that covered the row).
+// "flash": FlashAttention tile by tile, from engine.flash_attend on the causal head. Left: the n × n
+// map as tiles, the current tile showing its scores S (−∞ where the causal mask blocks), tiles wholly
+// above the diagonal marked "skipped". Right: each query row's running max m, sum ℓ and output Z as
+// they stand after the current tile (taken from the latest tile that covered the row).
+// Text sizes are set here (stage units, ≥ 20) so every number stays readable at 1280 × 720.
 import { number, vector } from "../lib/format.js";
 import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
+
+const TEXT = 22, SMALL = 20;
 
 function stateAfter(data, upto) {
   const rows = data.tokens.map(() => null);
@@ -16,62 +20,92 @@ function stateAfter(data, upto) {
   return rows;
 }
 
-registerWidget("flash", (root, widget) => {
-  const d = widget.data;
-  const cur = d.tiles[d.current];
-  root.replaceChildren();
-  const side = 480, cell = side / d.n, ox = 110, oy = 60;
-  const s = svg("svg", { class: "flash", viewBox: `0 0 ${ox + side + 20} ${oy + side + 10}`,
-    width: ox + side + 20, height: oy + side + 10, role: "img",
-    "aria-label": `tile ${d.current + 1} of ${d.tiles.length}: query rows ${cur.rows[0] + 1}–${cur.rows[1]}, key rows ${cur.cols[0] + 1}–${cur.cols[1]}` });
+function sized(el, px) { el.style.fontSize = `${px}px`; return el; }
+
+function drawMap(d, cur, side) {
+  const cell = side / d.n, ox = 120, oy = 96;
+  const W = ox + side + 10, H = oy + side + 10;
+  const s = svg("svg", { class: "flash", viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
+    "aria-label": d.final ? "all tiles done" : `tile ${d.current + 1} of ${d.tiles.length}` });
   d.tokens.forEach((tok, i) => {
-    svg("text", { class: "flash-axis", x: ox - 10, y: oy + (i + 0.5) * cell, "text-anchor": "end",
-      "dominant-baseline": "central" }, s).textContent = tok;
-    svg("text", { class: "flash-axis", x: ox + (i + 0.5) * cell, y: oy - 12, "text-anchor": "middle",
-      transform: `rotate(-35 ${ox + (i + 0.5) * cell} ${oy - 12})` }, s).textContent = tok;
+    sized(svg("text", { class: "flash-axis", x: ox - 10, y: oy + (i + 0.5) * cell, "text-anchor": "end",
+      "dominant-baseline": "central" }, s), TEXT).textContent = tok;
+    const cx = ox + (i + 0.5) * cell;
+    sized(svg("text", { class: "flash-axis", x: cx, y: oy - 14, "text-anchor": "start",
+      transform: `rotate(-40 ${cx} ${oy - 14})` }, s), TEXT).textContent = tok;
   });
+  const rect = (t, cls) => svg("rect", { class: cls, x: ox + t.cols[0] * cell, y: oy + t.rows[0] * cell,
+    width: (t.cols[1] - t.cols[0]) * cell, height: (t.rows[1] - t.rows[0]) * cell, rx: 6 }, s);
   d.tiles.forEach((t, k) => {
-    const state = d.final || k < d.current ? "done" : k === d.current ? "current" : "todo";
-    svg("rect", { class: `flash-tile ${state}`, x: ox + t.cols[0] * cell, y: oy + t.rows[0] * cell,
-      width: (t.cols[1] - t.cols[0]) * cell, height: (t.rows[1] - t.rows[0]) * cell, rx: 6 }, s);
+    rect(t, `flash-tile ${d.final || k < d.current ? "done" : k === d.current && !d.show_skip ? "current" : "todo"}`);
   });
-  if (!d.final) {
+  for (const t of d.skipped || []) {
+    const r = rect(t, `flash-tile skipped${d.show_skip ? " current" : ""}`);
+    r.style.fillOpacity = "0.06";
+    if (!d.show_skip) r.style.strokeDasharray = "10 8";
+    const x = ox + ((t.cols[0] + t.cols[1]) / 2) * cell, y = oy + ((t.rows[0] + t.rows[1]) / 2) * cell;
+    ["skipped:", "all keys", "in the future"].forEach((line, k) => {
+      sized(svg("text", { class: "flash-axis", x, y: y + (k - 1) * 30, "text-anchor": "middle",
+        "dominant-baseline": "central" }, s), TEXT).textContent = line;
+    });
+  }
+  if (!d.final && !d.show_skip) {
     cur.s.forEach((row, i) => row.forEach((v, j) => {
-      svg("text", { class: "flash-s", x: ox + (cur.cols[0] + j + 0.5) * cell, y: oy + (cur.rows[0] + i + 0.5) * cell,
-        "text-anchor": "middle", "dominant-baseline": "central" }, s).textContent = number(v, 2);
+      const t = svg("text", { class: "flash-s", x: ox + (cur.cols[0] + j + 0.5) * cell,
+        y: oy + (cur.rows[0] + i + 0.5) * cell, "text-anchor": "middle", "dominant-baseline": "central" }, s);
+      sized(t, SMALL).textContent = v === null ? "−∞" : number(v, 2);
+      if (v === null) t.style.opacity = "0.55";
     }));
   }
-  root.appendChild(s);
+  return s;
+}
 
-  const panel = document.createElement("div");
-  panel.className = "flash-panel";
-  const head = document.createElement("h3");
-  head.textContent = d.final
-    ? `all ${d.tiles.length} tiles done: O (tiles) vs exact attention`
-    : `tile ${d.current + 1} of ${d.tiles.length}: S = Q·Kᵀ/√d_k for rows ${cur.rows[0] + 1}–${cur.rows[1]}, keys ${cur.cols[0] + 1}–${cur.cols[1]}`;
-  panel.appendChild(head);
+function heading(d, cur) {
+  if (d.final) return `all ${d.tiles.length} tiles done: Z from the tiles vs the pipeline's Z`;
+  if (d.show_skip) return "the tile above the diagonal is never computed: every key in it is in the future";
+  return `tile ${d.current + 1} of ${d.tiles.length}: S = Q·Kᵀ/√d_k, query rows ${cur.rows[0] + 1}–${cur.rows[1]}, `
+    + `keys ${cur.cols[0] + 1}–${cur.cols[1]}`;
+}
+
+function drawTable(d) {
   const table = document.createElement("table");
   table.className = "flash-table";
-  const cols = d.final ? ["token", "O from tiles", "exact"] : ["token", "running m", "running ℓ", "running O"];
+  sized(table, TEXT);
+  const cols = d.final ? ["token", "Z from tiles", "pipeline's Z"] : ["token", "running m", "running ℓ", "running Z"];
   const tr = table.createTHead().insertRow();
-  for (const c of cols) { const th = document.createElement("th"); th.textContent = c; tr.appendChild(th); }
+  for (const c of cols) { const th = document.createElement("th"); th.textContent = c; tr.appendChild(sized(th, SMALL)); }
   const body = table.createTBody();
   const rows = stateAfter(d, d.final ? d.tiles.length - 1 : d.current);
   const vec = (v) => vector(v, 3);
   d.tokens.forEach((tok, r) => {
     const row = body.insertRow();
     const st = rows[r];
-    row.className = st && st.fresh && !d.final ? "fresh" : "";
+    row.className = st && st.fresh && !d.final && !d.show_skip ? "fresh" : "";
     const cells = d.final ? [tok, vec(st.o), vec(d.exact[r])]
       : [tok, st ? number(st.m, 3) : "−∞", st ? number(st.l, 3) : "0", st ? vec(st.o) : "—"];
     cells.forEach((text) => { row.insertCell().textContent = text; });
   });
-  panel.appendChild(table);
+  return table;
+}
+
+registerWidget("flash", (root, widget) => {
+  const d = widget.data;
+  const cur = d.tiles[d.current];
+  root.replaceChildren();
+  root.appendChild(drawMap(d, cur, Math.min(widget.box.h - 110, 500)));
+  const panel = document.createElement("div");
+  panel.className = "flash-panel";
+  const head = sized(document.createElement("h3"), 26);
+  head.textContent = heading(d, cur);
+  panel.append(head, drawTable(d));
   if (!d.final) {
-    const p = document.createElement("p");
+    const p = sized(document.createElement("p"), TEXT);
     p.className = "flash-note";
-    p.textContent = `this tile: m̃ = rowmax S = ${vector(cur.m_tilde, 2)}, `
-      + `ℓ̃ = rowsum exp(S − m̃) = ${vector(cur.l_tilde, 2)}`;
+    p.textContent = d.show_skip
+      ? "Causal attention skips it outright: no scores, no exp, no memory traffic. Roughly half the "
+        + "tiles of a long causal map are skipped this way."
+      : `this tile: m̃ = rowmax S = ${vector(cur.m_tilde, 2)}\nℓ̃ = rowsum exp(S − m̃) = ${vector(cur.l_tilde, 2)}`;
+    p.style.whiteSpace = "pre-line";
     panel.appendChild(p);
   }
   root.appendChild(panel);

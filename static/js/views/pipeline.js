@@ -9,13 +9,13 @@ registerWidget("pipeline", (root, widget) => {
     root.replaceChildren();
     list = document.createElement("ol");
     list.className = "pipeline";
-    stages.forEach((s) => {
+    stages.forEach(() => {
       const li = document.createElement("li");
       li.className = "pipe-stage";
-      for (const [cls, text] of [["stage-title", s.title], ["stage-formula", s.formula], ["stage-shape", s.shape]]) {
+      for (const cls of ["stage-title", "stage-formula", "stage-shape"]) {
         const span = document.createElement("span");
         span.className = cls;
-        span.textContent = text;
+        if (cls === "stage-formula") span.style.fontSize = "20px";  // ≥ 16 CSS px at 1280 × 720
         li.appendChild(span);
       }
       list.appendChild(li);
@@ -23,6 +23,9 @@ registerWidget("pipeline", (root, widget) => {
     root.appendChild(list);
   }
   [...list.children].forEach((li, i) => {
+    const s = stages[i];  // texts refreshed every step: a kept list never shows an old stage's words
+    // Operand shapes only for the active stage (the result shape stays on every stage): fewer words.
+    [s.title, i === active ? s.formula : "", s.shape].forEach((text, k) => { li.children[k].textContent = text; });
     li.classList.toggle("active", i === active);
     li.classList.toggle("done", i < active);
     if (i === active) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");

@@ -29,16 +29,21 @@ registerWidget("rnn", (root, widget) => {
   svg("text", { class: "rnn-note", x: 50, y: 290 }, s).textContent = "encoder reads left to right →";
   const dx = target.map((_, i) => 930 + i * 150);
   target.forEach((tok, i) => box(dx[i], 225, 136, 52, tok, `rnn-target${i === focus ? " focus" : ""}`));
-  svg("text", { class: "rnn-note", x: 860, y: 205 }, s).textContent = "decoder";
+  // Under the decoder's boxes, where no line passes (every line ends on the boxes' top edge).
+  svg("text", { class: "rnn-note", x: dx[0] - 68, y: 303 }, s).textContent = "decoder writes →";
   const last = xs[xs.length - 1];
   if (mode === "bottleneck") {
     box(1160, 76, 200, 56, `c = ${states[states.length - 1]}`, "rnn-c");
     line(last + 62, 104, 1058, 104, "rnn-link arrow");
     dx.forEach((x) => line(1160, 134, x, 222, "rnn-link"));
   } else if (mode === "attention" && weights) {
+    // Each α sits centred under its state; its line starts below the label, so no line crosses a label.
     weights.forEach((w, j) => {
-      line(xs[j], 134, dx[focus], 222, "rnn-attn", 2 + 16 * w);
-      const t = svg("text", { class: "rnn-weight", x: xs[j] - 70, y: 160 }, s);
+      line(xs[j], 186, dx[focus], 222, "rnn-attn", 2 + 16 * w);
+      svg("line", { x1: xs[j], y1: 134, x2: xs[j], y2: 146, class: "rnn-attn", "stroke-width": 2 + 16 * w }, s);
+      const t = svg("text", { class: "rnn-weight", x: xs[j], y: 166, "text-anchor": "middle",
+        "dominant-baseline": "central" }, s);
+      t.style.fontSize = "22px";
       t.textContent = `α = ${number(w, 2)}`;
     });
   }

@@ -20,7 +20,8 @@ export function selectToken(root, index) {
   });
   drawBars(root.querySelector(".picker-bars"), {
     title: `${data.title}: “${data.tokens[i]}”`, labels: data.tokens, values: data.rows[i], digits: 3,
-    highlight: i, sum: data.sums[i],
+    highlight: i, sum: data.sums[i], scale_max: data.scale_max ?? null,
+    future: data.causal ? data.tokens.map((_, j) => j > i) : null,
   });
 }
 
@@ -40,6 +41,7 @@ registerWidget("token-picker", (root, widget) => {
     const key = document.createElement("span");
     key.className = "picker-key";
     key.textContent = i < 9 ? String(i + 1) : "";
+    key.style.fontSize = "20px";
     b.append(key, document.createTextNode(tok));
     b.addEventListener("click", () => selectToken(root, i));
     bar.appendChild(b);

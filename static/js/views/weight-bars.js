@@ -1,10 +1,12 @@
 // "weight-bars": one labelled bar per value (e.g. a row of attention weights), with the row's sum when
-// given. Values arrive computed; the view only scales bar lengths to the largest value.
+// given. Values arrive computed. A full track is `scale_max` (1 for probabilities, so a weight of 0.25
+// fills a quarter); without it, the largest value fills the track (counts, bytes). `future[i]` marks a
+// bar the causal mask blocks (its value is exactly 0).
 import { number } from "../lib/format.js";
 import { registerWidget } from "./widgets.js";
 
 export function drawBars(root, { title, labels, values, digits = 3, highlight = null, sum = null,
-  value_labels: valueLabels = null }, kind = "weights") {
+  value_labels: valueLabels = null, scale_max: scaleMax = null, future = null }, kind = "weights") {
   root.replaceChildren();
   const head = document.createElement("h3");
   head.className = "wb-title";
@@ -13,10 +15,10 @@ export function drawBars(root, { title, labels, values, digits = 3, highlight = 
   const list = document.createElement("div");
   list.className = `wb-list kind-${kind}`;
   list.setAttribute("role", "list");
-  const max = Math.max(...values.map(Math.abs), 1e-12);
+  const max = scaleMax ?? Math.max(...values.map(Math.abs), 1e-12);
   values.forEach((v, i) => {
     const row = document.createElement("div");
-    row.className = `wb-row${i === highlight ? " hl" : ""}`;
+    row.className = `wb-row${i === highlight ? " hl" : ""}${future && future[i] ? " future" : ""}`;
     row.setAttribute("role", "listitem");
     const label = document.createElement("span");
     label.className = "wb-label";
@@ -25,11 +27,20 @@ export function drawBars(root, { title, labels, values, digits = 3, highlight = 
     track.className = "wb-track";
     const fill = document.createElement("span");
     fill.className = "wb-fill";
-    fill.style.width = `${(100 * Math.abs(v)) / max}%`;
+    fill.style.width = `${Math.min(100, (100 * Math.abs(v)) / max)}%`;
     track.appendChild(fill);
     const value = document.createElement("span");
     value.className = "wb-value";
     value.textContent = valueLabels ? valueLabels[i] : number(v, digits);
+    if (future && future[i]) {  // the causal mask's zero, said in the empty track
+      const why = document.createElement("span");
+      why.textContent = "after the query: masked";
+      Object.assign(why.style, { position: "absolute", left: "14px", top: "50%", transform: "translateY(-50%)",
+        fontSize: "21px", opacity: "0.6", whiteSpace: "nowrap" });
+      track.style.position = "relative";
+      track.appendChild(why);
+      value.style.opacity = "0.6";
+    }
     row.append(label, track, value);
     list.appendChild(row);
   });

@@ -7,6 +7,7 @@ import "./equation.js";
 import "./flash.js";
 import "./flow.js";
 import "./growth.js";
+import "./head-picker.js";
 import "./heads.js";
 import "./histogram.js";
 import "./pipeline.js";

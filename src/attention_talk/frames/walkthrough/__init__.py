@@ -17,6 +17,7 @@ from attention_talk.frames.walkthrough import (  # noqa: F401  (each import regi
     pipeline,
     qkv,
     rnn,
+    specialists,
     summary,
     word,
 )

@@ -21,13 +21,15 @@ from attention_talk.frames.walkthrough.shared import band, bars, cards, counter,
 from attention_talk.walkthrough_inputs import W_K, W_V
 
 _CACHES = columns(box(LEFT, 130, 1080, 400), [1, 1])
+_BILLS = columns(band(470, 260), [1, 1], gap=60)
 LAYOUT = {
     "slider": band(130, 560),
     "K": _CACHES[0], "V": _CACHES[1], "grow": to_right(1180, 140, 560),
-    "kvbars": box(LEFT, 150, 1000, 300), "mla": to_right(1100, 140, 520),
-    "modern": band(150, 440),
+    "kvbars": box(LEFT, 130, 860, 240), "ctxbars": box(LEFT, 420, 860, 240), "mla": to_right(980, 140, 600),
+    "modern": band(120, 300), "reads": _BILLS[0], "cells": _BILLS[1],
 }
 PAIR_NS = (1_024, 4_096, 16_384, 65_536, 163_840)
+DSA_TOP_K = 2_048  # DeepSeek-V3.2 report: DSA's indexer keeps the top 2,048 keys for each query
 
 
 class CostParams(Params):
@@ -60,7 +62,7 @@ def _kv(ctx: BuildContext, c: Costs) -> FrameBody:
         body.tensors.append(derive_projection(ct, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
     growth = ", ".join(count(x) for x in dec.cache_numbers)
     per = c.kv_bytes_per_token_layer("mha")
-    body.notes.append(Note(id="grow", box=LAYOUT["grow"], kind="key", text=(
+    body.notes.append(Note(id="grow", box=LAYOUT["grow"], kind="neutral", text=(
         f"Each new token appends one key row and one value row, per head and per layer; old "
         f"rows never change. Numbers cached here after each token: {growth}. At DeepSeek-V3.2 "
         f"size: {count(per.value)} bytes per token per layer.")))
@@ -71,26 +73,43 @@ def _kv(ctx: BuildContext, c: Costs) -> FrameBody:
 def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
     mha, mla = c.kv_bytes_per_token_layer("mha"), c.kv_bytes_per_token_layer("mla")
     kv = bars("kvbars", LAYOUT["kvbars"], "KV cache bytes per token per layer", ["MHA", "MLA"],
-              np.array([mha.value, mla.value]), kind="key", digits=0, show_sum=False,
-              value_labels=[f"{count(mha.value)} B", f"{count(mla.value)} B"])
-    note = Note(id="mla", box=LAYOUT["mla"], kind="key", text=(
+              np.array([mha.value, mla.value]), kind="neutral", digits=0, show_sum=False,
+              value_labels=[f"{count(mha.value)} B", f"{count(mla.value)} B"], scale_max=None)
+    n, layers = c.preset.max_positions or PAIR_NS[-1], c.preset.layers
+    whole = np.array([c.kv_bytes_per_token(k).value * n for k in ("mha", "mla")])  # one full context, every layer
+    ctx_bars = bars("ctxbars", LAYOUT["ctxbars"], f"one {count(n)}-token context, all {layers} layers",
+                    ["MHA", "MLA"], whole, kind="neutral", digits=0, show_sum=False, scale_max=None,
+                    value_labels=[f"{number(x / 1e9, 1)} GB" for x in whole])
+    m = c.preset.mla
+    note = Note(id="mla", box=LAYOUT["mla"], kind="neutral", text=(
         f"MHA stores {mha.formula.split(') ×')[0].lstrip('(')} numbers; MLA stores a shared "
         f"latent: {c.kv_numbers_per_token_layer('mla').formula}. That is {number(c.kv_ratio('mha', 'mla').value, 1)}× "
-        f"less (× {c.preset.layers} layers: {count(c.kv_bytes_per_token('mla').value)} bytes per "
-        f"token). Source: DeepSeek-V2/V3 reports."))
-    return FrameBody(widgets=[kv], notes=[note])
+        f"less. The price is more projection work: MLA's five matrices hold {count(c.mla_weights().value)} "
+        f"weights per layer, and its scores are d_k + d_r = {m.qk_nope_head_dim} + {m.qk_rope_head_dim} = "
+        f"{m.qk_nope_head_dim + m.qk_rope_head_dim} wide. Source: DeepSeek-V2/V3 reports."))
+    return FrameBody(widgets=[kv, ctx_bars], notes=[note])
 
 
 def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
+    n = c.preset.max_positions or PAIR_NS[-1]
+    reads = np.array([n, DSA_TOP_K])  # keys one query reads: all of them, or DSA's top-k
+    scores = np.array([c.attention_map_cells(n).value, n * DSA_TOP_K])  # scores per head for a whole context
     return FrameBody(widgets=[cards("modern", LAYOUT["modern"], [
-        {"title": "MLA (DeepSeek)", "kind": "key",
+        {"title": "MLA (DeepSeek)", "kind": "neutral",
          "body": "caches a small latent per token instead of every head's keys and values"},
-        {"title": "hybrid patterns", "kind": "mask",
+        {"title": "DSA (DeepSeek-V3.2)", "kind": "neutral",
+         "body": f"a light indexer picks the top {count(DSA_TOP_K)} keys; each query attends to those only"},
+        {"title": "hybrid patterns", "kind": "neutral",
          "body": "mix different attention patterns across layers (Kimi K3 is described this way)"},
-        {"title": "unchanged roles", "kind": "query",
-         "body": "queries still ask, keys still match, values still carry, masks still decide "
-                 "who may be seen"},
-    ], columns=3)])
+        {"title": "unchanged roles", "kind": "neutral",
+         "body": "queries still ask, keys still match, values still carry, masks still decide who may be seen"},
+    ], columns=4),
+        bars("reads", LAYOUT["reads"], f"keys one query reads, n = {count(n)}", ["dense", "DSA"], reads,
+             kind="scores", digits=0, show_sum=False, scale_max=None, value_labels=[count(int(x)) for x in reads]),
+        bars("cells", LAYOUT["cells"], "scores per head for the whole context",
+             ["dense n²", f"DSA n × {count(DSA_TOP_K)}"], scores, kind="scores", digits=0,
+             show_sum=False, scale_max=None,
+             value_labels=[count(int(x)) for x in scores])])
 
 
 STAGES = {"pairs": _pairs, "kv": _kv, "mla": _mla, "modern": _modern}

@@ -11,17 +11,30 @@ from attention_talk.engine import costs, scores, softmax
 from attention_talk.formatting import count, number
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.model import FrameBody, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.shared import band, cards, counter, equation_widget, sentences, to_right
+from attention_talk.frames.walkthrough.shared import (
+    band,
+    cards,
+    causal_river,
+    counter,
+    equation_widget,
+    sentences,
+    to_right,
+)
 
 LAYOUT = {
-    "steps": band(120, 250), "formula": band(400, 130), "legend": band(550, 200),
+    "steps": band(120, 250), "formula": band(400, 130), "legend": band(550, 200), "row": band(410, 320),
     "histogram": box(LEFT, 130, 1000, 600), "why": to_right(1100, 150, 420),
     "memory": band(150, 440),
 }
+
+
+HIST_BINS = 64
 
 
 class EquationParams(Params):
@@ -31,17 +44,34 @@ class EquationParams(Params):
 
 def _steps(n: int, d_k: int) -> list[dict]:
     return [
-        {"title": "1 · scores = Q·Kᵀ", "body": f"({n} × {d_k}) · ({d_k} × {n}) = {n} × {n}", "kind": "scores"},
-        {"title": "2 · scaled = scores / √d_k", "body": f"still {n} × {n}", "kind": "scores"},
-        {"title": "3 · masked = scaled + M", "body": f"M is {n} × {n}: 0 keeps, −∞ blocks", "kind": "mask"},
-        {"title": "4 · weights = softmax(rows)", "body": f"{n} × {n}, each row sums to 1", "kind": "weights"},
+        {"title": "1 · S = Q·Kᵀ", "body": f"({n} × {d_k}) · ({d_k} × {n}) = {n} × {n}", "kind": "scores"},
+        {"title": "2 · S / √d_k", "body": f"scaled, still {n} × {n}", "kind": "scores"},
+        {"title": "3 · S / √d_k + M", "body": f"M is {n} × {n}: 0 keeps, −∞ blocks", "kind": "mask"},
+        {"title": "4 · A = softmax(rows)", "body": f"{n} × {n}, each row sums to 1", "kind": "weights"},
     ]
+
+
+def _one_row(ctx: BuildContext) -> Tensor:
+    """The four steps applied to one row of the causal head: “boat” (so the mask shows)."""
+    s = causal_river(ctx)
+    a, i, toks = s.attention, s.index("boat"), list(s.tokens)
+    rows = np.vstack([a.scores[i], a.scaled[i], a.masked[i], a.weights[i]])  # (4, n)
+    names = ["1 · S", "2 · S / √d_k", "3 · + M", "4 · A"]
+    how = ["q(boat) · k", f"S × 1/√d_k = S × {number(a.scale, 3)}", "plus 0 up to “boat”, −∞ after it",
+           "softmax over the row"]
+    t = tensor("onerow", "the four steps on the row of “boat”", "scores", rows, LAYOUT["row"], rows=names,
+               cols=toks, digits=2)
+    return derive_copy(t, lambda r, c: (how[r], None if rows[r, c] == -np.inf else float(rows[r, c])),
+                       formula="S, S / √d_k, + M, softmax", title=lambda r, c: f"{names[r]}, “{toks[c]}”")
 
 
 def _four_steps(ctx: BuildContext, p: EquationParams) -> FrameBody:
     river, _ = sentences(ctx)
     n, d_k = river.q.shape
-    return FrameBody(widgets=[cards("four", LAYOUT["steps"], _steps(n, d_k), columns=4, arrows=True)])
+    body = FrameBody(widgets=[cards("four", LAYOUT["steps"], _steps(n, d_k), columns=4, arrows=True)])
+    if p.stage == "steps":
+        body.tensors.append(_one_row(ctx))
+    return body
 
 
 def _formula(ctx: BuildContext, p: EquationParams) -> FrameBody:
@@ -66,28 +96,32 @@ def _score_samples(seed: int, d_k: int = 128, n: int = 64):
     return raw, raw / np.sqrt(d_k), d_k
 
 
-def _hist(values: np.ndarray, lo: float, hi: float, bins: int = 24) -> dict:
-    counts, edges = np.histogram(values.ravel(), bins=bins, range=(lo, hi))
+def _hist(values: np.ndarray, edges: np.ndarray) -> dict:
+    counts, _ = np.histogram(values.ravel(), bins=edges)
     return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}
 
 
 def _variance(ctx: BuildContext, scaled_too: bool) -> FrameBody:
-    """Histograms of raw (and scaled) dot products; the note reads the variance and the top weight."""
+    """Histograms of raw and scaled dot products on ONE x axis with the same bin edges, so the
+    narrowing is visible; the note reads the variance and the top weight."""
     raw, scaled, dk = _score_samples(ctx.deck.story.seed)
-    lim = float(np.ceil(np.abs(raw).max()))
-    series = [{"label": f"raw q·k, d_k = {dk}", "kind": "scores", **_hist(raw, -lim, lim),
+    lim = float(np.ceil(np.abs(raw).max() / 5) * 5)
+    edges = np.linspace(-lim, lim, HIST_BINS + 1)  # shared by both series
+    series = [{"label": f"raw q·k, d_k = {dk}", "kind": "scores", **_hist(raw, edges),
                "stat": f"variance {number(raw.var(), 1)}"}]
     if scaled_too:
-        slim = lim / np.sqrt(dk)
-        series.append({"label": f"scaled q·k / √{dk}", "kind": "weights", **_hist(scaled, -slim, slim),
+        series.append({"label": f"scaled q·k / √{dk}", "kind": "weights", **_hist(scaled, edges),
                        "stat": f"variance {number(scaled.var(), 2)}"})
+    tick = 10 * np.floor(lim / 10)
     hist = widget("histogram", "hist", LAYOUT["histogram"], {
-        "series": series,
-        "caption": f"{count(raw.size)} dot products of random unit-variance vectors, {dk} components each"})
+        "series": series, "rows": 2, "ticks": [float(t) for t in np.arange(-tick, tick + 1, 10)],
+        "caption": f"{count(raw.size)} dot products of random unit-variance vectors ({dk} components), "
+                   "one shared axis"})
     if scaled_too:
         top_scaled = float(np.mean(np.max(softmax(scaled), axis=1)))  # mean largest weight per row
-        text = (f"Dividing by √{dk} brings the variance back to {number(scaled.var(), 2)}. The top weight "
-                f"now averages {number(top_scaled, 2)}: softmax stays soft and its gradients stay useful.")
+        text = (f"Same axis, same bins: dividing by √{dk} squeezes the spread back to variance "
+                f"{number(scaled.var(), 2)}. The top weight now averages {number(top_scaled, 2)}: softmax stays "
+                "soft and its gradients stay useful.")
     else:
         top_raw = float(np.mean(np.max(softmax(raw), axis=1)))  # mean largest weight per row
         text = (f"Each score adds {dk} products, so its variance grows like d_k "
@@ -113,7 +147,7 @@ def _params(ctx: BuildContext, p: EquationParams) -> FrameBody:
          "body": f"E, W_Q, W_K, W_V, W_O: set by gradient descent, reused for every input. "
                  f"At DeepSeek-V3.2 size W_Q alone is {count(wq.value)} weights "
                  f"({wq.formula.split(' = ')[1]})."},
-        {"title": "activations · computed, thrown away", "kind": "output",
+        {"title": "activations · computed, thrown away", "kind": "neutral",
          "body": f"Q, K, V, scores, weights, outputs: recomputed for each input. For our "
                  f"sentence: {n} × {d_k} queries and a {n} × {n} map; another sentence, other "
                  f"numbers."},

@@ -1,30 +1,34 @@
-"""FlashAttention tile by tile (``walk.flash``, in section 8): each tile's scores, the running max m,
-sum ℓ and output O, ending equal to exact attention without storing the n × n map."""
+"""FlashAttention tile by tile (``walk.flash``, in section 8): the causal head of section 5, tile by
+tile. Each tile's scores, the running max m, sum ℓ and output Z; the tile above the diagonal is
+skipped (every key in it is in the future); the end equals the pipeline's Z without storing the
+n × n map."""
 
 from __future__ import annotations
 
 import numpy as np
 from pydantic import Field
 
-from attention_talk.engine import FlashAttention, attend, flash_attend
+from attention_talk.engine import FlashAttention, flash_attend
 from attention_talk.formatting import scientific
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.shared import band, sentences
+from attention_talk.frames.walkthrough.shared import band, causal_river
 
-LAYOUT = {"flash": band(110, 570), "equal": band(690, 80)}
+LAYOUT = {"flash": band(110, 570), "equal": band(696, 72)}
 FLASH_BLOCK = 4
 
 
 class FlashParams(Params):
     tile: int = Field(ge=0, description="1-based tile to show; 0 shows the final comparison.")
+    skip: bool = Field(default=False, description="Show the tile the causal mask skips, after ``tile``.")
 
 
-def _matrix(a: np.ndarray) -> list[list[float]]:
-    return [[float(x) for x in r] for r in a]
+def _matrix(a: np.ndarray) -> list[list[float | None]]:
+    """Rows of floats, −∞ (a score the causal mask blocks) as None."""
+    return [[None if x == -np.inf else float(x) for x in r] for r in a]
 
 
 def _tiles(fa: FlashAttention) -> list[dict]:
@@ -35,21 +39,32 @@ def _tiles(fa: FlashAttention) -> list[dict]:
             for t in fa.tiles]
 
 
+def _skipped(fa: FlashAttention, n: int) -> list[dict]:
+    """The tiles the causal mask blocks entirely, as [start, stop) rows and columns."""
+    span = [(s, min(s + fa.block_size, n)) for s in range(0, n, fa.block_size)]
+    return [{"rows": list(span[i]), "cols": list(span[j])} for i, j in fa.skipped]
+
+
+def tiled(ctx: BuildContext) -> tuple[FlashAttention, np.ndarray]:
+    """FlashAttention on the causal river sentence, and the pipeline's Z = A·V it must equal."""
+    river = causal_river(ctx)
+    return flash_attend(river.q, river.k, river.v, block_size=FLASH_BLOCK, causal=True), river.attention.output
+
+
 @CHAPTER.builder("walk.flash", FlashParams)
 def flash(ctx: BuildContext, p: FlashParams) -> FrameBody:
-    """FlashAttention tile by tile: per-tile S, running m, ℓ and O; the end equals exact attention."""
-    river, _ = sentences(ctx)
-    fa = flash_attend(river.q, river.k, river.v, block_size=FLASH_BLOCK)
-    exact = attend(river.q, river.k, river.v).output
-    n = len(river.tokens)
-    last = len(fa.tiles)
+    """FlashAttention tile by tile: per-tile S, running m, ℓ and Z; the end equals the pipeline's Z."""
+    fa, exact = tiled(ctx)
+    tokens = list(causal_river(ctx).tokens)
+    n, last = len(tokens), len(fa.tiles)
     current = last if p.tile == 0 or p.tile > last else p.tile
     max_diff = float(np.abs(fa.output - exact).max())
     body = FrameBody(widgets=[widget("flash", "flash", LAYOUT["flash"], {
-        "tokens": list(river.tokens), "n": n, "block": FLASH_BLOCK, "tiles": _tiles(fa), "current": current - 1,
-        "final": p.tile == 0, "exact": _matrix(exact), "max_diff": max_diff}, kind="scores")])
+        "tokens": tokens, "n": n, "block": FLASH_BLOCK, "tiles": _tiles(fa), "current": current - 1,
+        "final": p.tile == 0, "exact": _matrix(exact), "max_diff": max_diff, "skipped": _skipped(fa, n),
+        "show_skip": p.skip}, kind="scores")])
     if p.tile == 0:
         body.notes.append(Note(id="eq", box=LAYOUT["equal"], kind="output", text=(
-            f"After the last tile, O equals exact softmax(QKᵀ/√d_k)V: largest difference "
+            f"After the last tile, Z equals the pipeline's causal Z = A·V: largest difference "
             f"{scientific(max_diff)}. The {n} × {n} map was never stored whole.")))
     return body

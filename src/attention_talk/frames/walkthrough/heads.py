@@ -17,15 +17,17 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import band, cards, equation_widget, to_right
+from attention_talk.frames.walkthrough.specialists import picker
 from attention_talk.walkthrough_inputs import MH_TOKENS, MH_X
 
 LAYOUT = {
     "X": box(LEFT, 120, 420, 240), "selectors": to_right(540, 130, 260),
     "A1": box(520, 120, 520, 260), "row": to_right(1080, 130, 230),
-    "O1": box(520, 400, 420, 240), "O2": box(980, 400, 420, 240),
-    "concat": box(LEFT, 400, 470, 240), "WO": box(560, 400, 420, 240), "Y": box(1020, 400, 500, 240),
-    "concat_note": to_right(540, 130, 230),
-    "shapes": band(150, 300), "eq": band(500, 110), "caveat": band(170, 380),
+    "Z1": box(520, 400, 420, 240), "Z2": box(980, 400, 420, 240),
+    "concat": box(LEFT, 140, 470, 300), "WO": box(560, 140, 420, 300), "O": box(1020, 140, 500, 300),
+    "concat_note": band(500, 110),
+    "shapes": band(150, 300), "eq": band(500, 110),
+    "caveat_map": box(LEFT, 120, 780, 640), "caveat": to_right(900, 170, 460),
 }
 TOKS = list(MH_TOKENS)
 WIDE = ["1", "2", "3", "4"]  # the model's four features
@@ -59,9 +61,9 @@ def _weights1(mh: MultiHead) -> Tensor:
 
 
 def _output(mh: MultiHead, i: int) -> Tensor:
-    """Head ``i``'s output A·V (0-based ``i``), drawn under the weights."""
+    """Head ``i``'s output Z = A·V (0-based ``i``), drawn under the weights."""
     h, sup = mh.heads[i], "¹²"[i]
-    t = tensor(f"O{i + 1}", f"head {i + 1} output A{sup}·V{sup}", "output", h.output, LAYOUT[f"O{i + 1}"],
+    t = tensor(f"Z{i + 1}", f"head {i + 1}: Z{sup} = A{sup}·V{sup}", "output", h.output, LAYOUT[f"Z{i + 1}"],
                rows=TOKS, cols=HEAD_COLS[i], digits=3, highlight=RIVER)
     return derive_output(t, h.weights, h.v, row_names=TOKS, key_names=TOKS)
 
@@ -96,7 +98,7 @@ def _head2(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
 
 
 def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
-    ct = tensor("cat", "concat(head 1, head 2)", "output", mh.concat, LAYOUT["concat"], rows=TOKS, cols=WIDE,
+    ct = tensor("cat", "concat(Z¹, Z²)", "output", mh.concat, LAYOUT["concat"], rows=TOKS, cols=WIDE,
                 digits=3, highlight=RIVER)
     derive_copy(ct, lambda r, c: (f"head {1 + c // 2} output, “{TOKS[r]}”, column {c % 2 + 1}",
                                   float(mh.concat[r, c])), formula="[head 1 | head 2]",
@@ -104,13 +106,13 @@ def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     wt = tensor("WO", "W_O (illustrative)", "weight", w_o, LAYOUT["WO"], digits=2, cols=WIDE)
     derive_copy(wt, lambda r, c: ("a parameter: learned in a real model, seeded here", float(w_o[r, c])),
                 formula="parameter", title=lambda r, c: f"W_O[{r + 1}, {c + 1}]")
-    yt = tensor("Y", "output = concat·W_O", "output", mh.output, LAYOUT["Y"], rows=TOKS, cols=WIDE, digits=3,
+    yt = tensor("O", "O = concat(Z¹, Z²)·W_O", "output", mh.output, LAYOUT["O"], rows=TOKS, cols=WIDE, digits=3,
                 highlight=RIVER)
     derive_projection(yt, mh.concat, w_o, x_name="concat", w_name="W_O", row_names=TOKS)
     note = Note(id="row", box=LAYOUT["concat_note"], kind="output", text=(
         f"“river” side by side: {vector(mh.concat[0], 3)}, four numbers again. W_O mixes the "
         "heads' channels back into the model width before the residual path."))
-    return FrameBody(tensors=[_x(), ct, wt, yt], notes=[note])
+    return FrameBody(tensors=[ct, wt, yt], notes=[note])  # X steps aside: concat, W_O and O are the story
 
 
 def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
@@ -118,7 +120,7 @@ def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     dk = mh.heads[0].q.shape[1]
     return FrameBody(widgets=[cards("shapes", LAYOUT["shapes"], [
         {"title": "X", "body": shape(n, d), "kind": "input"},
-        {"title": "Q, K, V per head", "body": shape(n, dk), "kind": "query"},
+        {"title": "Q, K, V per head", "body": shape(n, dk), "kind": "neutral"},
         {"title": "A per head", "body": shape(n, n), "kind": "weights"},
         {"title": "output per head", "body": shape(n, dk), "kind": "output"},
         {"title": "concat · W_O", "body": f"{shape(n, mh.concat.shape[1])} → {shape(*mh.output.shape)}",
@@ -127,10 +129,12 @@ def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
 
 
 def _caveat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
-    return FrameBody(widgets=[cards("caveat", LAYOUT["caveat"], [
-        {"title": "a bright cell is a coefficient, not a concept", "kind": "weights",
-         "body": "it says one head, in one layer, on one input, gave one key a larger share. "
-                 "“Head 1 found the subject” claims more than the numbers show."},
+    return FrameBody(widgets=[picker(LAYOUT["caveat_map"], selected=1, summary=False),
+                              cards("caveat", LAYOUT["caveat"], [
+        {"title": "a bright cell is a coefficient, not a concept", "kind": "neutral",
+         "body": "it says one head, in one layer, on one input, gave one key a larger share. We designed "
+                 "these heads; in a trained model, “head 2 resolves references” claims more than the "
+                 "numbers show."},
     ], columns=1)])
 
 

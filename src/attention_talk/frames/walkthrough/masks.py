@@ -17,11 +17,11 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.model import FrameBody, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.shared import band, cards, sentences, to_right
+from attention_talk.frames.walkthrough.shared import band, cards, causal_river, sentences, to_right
 from attention_talk.walkthrough_inputs import SOURCE, TARGET, seq2seq
 
 LAYOUT = {
-    "sources": band(140, 400),
+    "sources": band(120, 230), "selfmap": box(LEFT, 380, 720, 390), "selfnote": to_right(840, 420, 260),
     "cross": box(LEFT, 130, 760, 380), "cross_note": to_right(880, 140, 360),
     "mask": box(LEFT, 130, 760, 520), "rule": to_right(880, 150, 330),
     "picker": band(120, 640),
@@ -33,11 +33,20 @@ class VariantParams(Params):
 
 
 def _self(ctx: BuildContext) -> FrameBody:
-    return FrameBody(widgets=[cards("src", LAYOUT["sources"], [
-        {"title": "self-attention", "kind": "query",
+    river, _ = sentences(ctx)
+    toks, a = list(river.tokens), river.attention  # no mask: an encoder reads left and right
+    t = tensor("selfA", "A, self-attention without a mask", "weights", a.weights, LAYOUT["selfmap"], rows=toks,
+               cols=toks, digits=2, heat=True)
+    note = Note(id="both", box=LAYOUT["selfnote"], kind="neutral", text=(
+        f"Row i is token i asking, column j is token j answering: the same {len(toks)} tokens on both sides. "
+        f"Without a mask every row spreads over all {len(toks)} columns, later tokens included; the next "
+        "steps change who may answer."))
+    return FrameBody(tensors=[derive_weights(t, a.masked, row_names=toks, col_names=toks)], notes=[note], widgets=[
+        cards("src", LAYOUT["sources"], [
+        {"title": "self-attention", "kind": "neutral",
          "body": "Q = X·W_Q   K = X·W_K   V = X·W_V — one sequence asks and answers; an encoder "
                  "may read left and right"},
-        {"title": "versus a search engine", "kind": "key",
+        {"title": "versus a search engine", "kind": "neutral",
          "body": "there, one outside request searches a fixed collection; here every token is "
                  "both a request and part of the collection"},
     ], columns=2)])
@@ -52,7 +61,7 @@ def _cross(ctx: BuildContext) -> FrameBody:
     states = [f"h({w})" for w in SOURCE]
     t = tensor("cross", "cross-attention weights", "weights", a.weights, LAYOUT["cross"], rows=tgt, cols=states,
                heat=True)
-    note = Note(id="qkv", box=LAYOUT["cross_note"], kind="key", text=(
+    note = Note(id="qkv", box=LAYOUT["cross_note"], kind="neutral", text=(
         f"Q = Y·W_Q from the decoder ({len(tgt)} target words so far); K = X·W_K and V = X·W_V "
         f"from the encoder ({len(SOURCE)} source words). The map is {len(tgt)} × {len(SOURCE)}: "
         "queries need not equal keys."))
@@ -94,12 +103,13 @@ def _padding(ctx: BuildContext) -> FrameBody:
 
 
 def _picker(ctx: BuildContext) -> FrameBody:
-    river, _ = sentences(ctx)
+    """The causal head's weights (the pipeline's A): a row reads only its own and earlier tokens."""
+    river = causal_river(ctx)
     w = river.attention.weights
     return FrameBody(widgets=[widget("token-picker", "picker", LAYOUT["picker"], {
         "tokens": list(river.tokens), "rows": [[float(x) for x in r] for r in w],
-        "sums": [float(r.sum()) for r in w], "selected": river.index("bank"),
-        "title": "weights of the chosen query token"}, kind="weights")])
+        "sums": [float(r.sum()) for r in w], "selected": river.index("boat"),
+        "title": "causal weights, no reading ahead", "scale_max": 1.0, "causal": True}, kind="weights")])
 
 
 STAGES = {"self": _self, "cross": _cross, "causal": _causal, "padding": _padding, "picker": _picker}

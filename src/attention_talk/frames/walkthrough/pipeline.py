@@ -15,8 +15,8 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.model import FrameBody, Kind, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.shared import FEATS, to_right
-from attention_talk.walkthrough_inputs import SENTENCE_RIVER, W_K, W_O, W_Q, W_V, Sentence, sentence
+from attention_talk.frames.walkthrough.shared import FEATS, causal_river, to_right
+from attention_talk.walkthrough_inputs import W_K, W_O, W_Q, W_V, Sentence
 
 LAYOUT = {"pipe": box(LEFT, 110, 600, 660), "tensor": to_right(720, 130, 520), "hint": to_right(720, 670, 80)}
 VALUE_COLS = ["1", "2", "3"]
@@ -35,9 +35,9 @@ def _rows(n: int, d: int, d_k: int, d_v: int) -> list[tuple[str, str, str]]:
         ("S = Q·Kᵀ", f"({n}×{d_k})·({d_k}×{n})", shape(n, n)),
         ("S / √d_k", f"× 1/√{d_k}", shape(n, n)),
         ("S + M (causal)", "0 or −∞", shape(n, n)),
-        ("A = softmax(rows)", "each row sums to 1", shape(n, n)),
+        ("A = softmax(S / √d_k + M)", "each row sums to 1", shape(n, n)),
         ("Z = A·V", f"({n}×{n})·({n}×{d_v})", shape(n, d_v)),
-        ("Y = Z·W_O", f"({n}×{d_v})·({d_v}×{d})", shape(n, d)),
+        ("O = Z·W_O", f"({n}×{d_v})·({d_v}×{d})", shape(n, d)),
     ]
 
 
@@ -56,7 +56,7 @@ def _score_map(s: Sentence, label: str, kind: Kind, arr: np.ndarray, **how: obje
 
 def _weights(s: Sentence) -> Tensor:
     toks, a = list(s.tokens), s.attention
-    return derive_weights(tensor("S", "A = softmax(rows)", "weights", a.weights, LAYOUT["tensor"], rows=toks,
+    return derive_weights(tensor("A", "A = softmax(S / √d_k + M)", "weights", a.weights, LAYOUT["tensor"], rows=toks,
                                  cols=toks, heat=True), a.masked, row_names=toks, col_names=toks)
 
 
@@ -68,7 +68,7 @@ def _mix(s: Sentence) -> Tensor:
 
 def _out(s: Sentence) -> Tensor:
     toks, a = list(s.tokens), s.attention
-    t = tensor("Y", "Y = Z·W_O", "output", a.output @ W_O, LAYOUT["tensor"], rows=toks, cols=FEATS)  # (n, d)
+    t = tensor("O", "O = Z·W_O", "output", a.output @ W_O, LAYOUT["tensor"], rows=toks, cols=FEATS)  # (n, d)
     return derive_projection(t, a.output, W_O, x_name="z", w_name="W_O", row_names=toks)
 
 
@@ -89,7 +89,7 @@ STAGES = {
 @CHAPTER.builder("walk.pipeline", PipelineParams)
 def pipeline(ctx: BuildContext, p: PipelineParams) -> FrameBody:
     """Nine stacked stages with their shapes; the active one is drawn with its numbers."""
-    s = sentence(SENTENCE_RIVER, ctx.deck.story.seed, causal=True)
+    s = causal_river(ctx)
     n, d = s.x.shape
     rows = _rows(n, d, W_Q.shape[1], W_V.shape[1])
     pipe = widget("pipeline", "pipe", LAYOUT["pipe"], {

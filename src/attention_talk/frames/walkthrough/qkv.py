@@ -11,16 +11,18 @@ from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection
 from attention_talk.frames.kit.layout import LEFT, box, columns
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.model import FrameBody, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import band, cards, sentences
 from attention_talk.walkthrough_inputs import W_K, W_Q, W_V
 
 _MATRICES = columns(box(LEFT, 130, 1470, 420), [1, 1, 1], gap=30)
-LAYOUT = {"jobs": band(150, 420), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MATRICES[2],
-          "learned": band(580, 120)}
+_UNDER = columns(band(392, 368), [1, 1, 1], gap=22)  # one computed example under each job's card
+LAYOUT = {"jobs": band(120, 250), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MATRICES[2],
+          "learned": band(580, 120), "q_bank": _UNDER[0], "k_all": _UNDER[1], "v_all": _UNDER[2]}
 
 JOBS = ["query", "key", "value"]
+BLANK = [""]  # an unlabelled row or column (its neighbour carries the label): fewer words on the stage
 QKV_CARDS = [
     {"title": "Q · query", "tag": "the request", "kind": "query",
      "body": "what the token being updated is looking for: “which words clarify me?”"},
@@ -35,10 +37,25 @@ class QkvParams(Params):
     stage: Literal["query", "key", "value", "matrices"]
 
 
+def _examples(ctx: BuildContext) -> list[Tensor]:
+    """Under each card, its numbers: the query of “bank”, every token's key, every token's value."""
+    river, _ = sentences(ctx)
+    toks, b = list(river.tokens), river.index("bank")
+    q = tensor("q_bank", "q(bank) = x(bank)·W_Q", "query", river.q[b:b + 1], LAYOUT["q_bank"], rows=["bank"],
+               cols=["1", "2", "3"])
+    out = [derive_projection(q, river.x[b:b + 1], W_Q, x_name="x", w_name="W_Q", row_names=["bank"])]
+    for name, arr, w, kind in (("K", river.k, W_K, "key"), ("V", river.v, W_V, "value")):
+        t = tensor(f"{name.lower()}_all", f"{name} = X·W_{name}, every token", kind, arr, LAYOUT[f"{name.lower()}_all"],
+                   rows=toks if name == "K" else BLANK * len(toks), cols=BLANK * 3)  # V sits in K's rows
+        out.append(derive_projection(t, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
+    return out
+
+
 def _jobs(ctx: BuildContext, p: QkvParams) -> FrameBody:
-    """The cards of the jobs up to this stage's, the last one active."""
+    """The cards of the jobs up to this stage's, the last one active, each with its numbers under it."""
     n = JOBS.index(p.stage) + 1
-    return FrameBody(widgets=[cards("qkv", LAYOUT["jobs"], QKV_CARDS[:n], columns=3, active=n - 1)])
+    return FrameBody(widgets=[cards("qkv", LAYOUT["jobs"], QKV_CARDS[:n], columns=3, active=n - 1)],
+                     tensors=_examples(ctx)[:n])
 
 
 def _matrices(ctx: BuildContext, p: QkvParams) -> FrameBody:
@@ -46,7 +63,8 @@ def _matrices(ctx: BuildContext, p: QkvParams) -> FrameBody:
     toks = list(river.tokens)
     body = FrameBody()
     for name, arr, w, kind in (("Q", river.q, W_Q, "query"), ("K", river.k, W_K, "key"), ("V", river.v, W_V, "value")):
-        t = tensor(name, f"{name} = X·W_{name}", kind, arr, LAYOUT[name], rows=toks, cols=["1", "2", "3"])
+        labels = toks if name == "Q" else BLANK * len(toks)  # one set of token labels for the three matrices
+        t = tensor(name, f"{name} = X·W_{name}", kind, arr, LAYOUT[name], rows=labels, cols=BLANK * 3)
         body.tensors.append(derive_projection(t, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
     body.notes.append(Note(id="learned", box=LAYOUT["learned"], text=(
         f"Three different {shape(*W_Q.shape)} matrices turn the same rows X into three views. "

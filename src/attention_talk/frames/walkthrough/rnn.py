@@ -20,12 +20,12 @@ from attention_talk.frames.walkthrough.shared import band, bars, cards, to_right
 from attention_talk.walkthrough_inputs import SOURCE, TARGET, Seq2Seq, seq2seq
 
 LAYOUT = {
-    "rnn": band(115, 300),
+    "rnn": band(115, 312),
     "states": box(LEFT, 440, 700, 300), "recurrence": to_right(800, 450, 250),
     "bottleneck": band(450, 200),
     "alpha": box(LEFT, 440, 880, 310), "alpha_note": to_right(990, 450, 280),
     "context": box(LEFT, 450, 900, 170), "fresh": to_right(1000, 450, 260),
-    "history": band(150, 420),
+    "history": band(450, 290),
 }
 STATES = [f"h{'₁₂₃₄'[i]}" for i in range(len(SOURCE))]
 COORDS = [str(i + 1) for i in range(4)]
@@ -49,7 +49,7 @@ def _encoder(s2s: Seq2Seq) -> FrameBody:
     body.tensors.append(derive_copy(t, lambda r, c: (
         f"tanh(Wₓ x({SOURCE[r]}) + Wₕ h{'₀₁₂₃'[r]}), coordinate {c + 1}: the recurrence", float(s2s.h[r, c])),
         formula="tanh(Wₓ xₜ + Wₕ hₜ₋₁)", title=lambda r, c: f"{STATES[r]}, coordinate {c + 1}"))
-    body.notes.append(Note(id="rec", box=LAYOUT["recurrence"], kind="key", text=(
+    body.notes.append(Note(id="rec", box=LAYOUT["recurrence"], kind="neutral", text=(
         "hₜ = tanh(Wₓ xₜ + Wₕ hₜ₋₁): each state mixes the new word into the previous "
         f"state. Every hᵢ has the same width ({s2s.h.shape[1]} here, often 512), however "
         "long the sentence.")))
@@ -58,7 +58,7 @@ def _encoder(s2s: Seq2Seq) -> FrameBody:
 
 def _bottleneck(s2s: Seq2Seq) -> FrameBody:
     body = _with_diagram(s2s, "bottleneck")
-    body.notes.append(Note(id="neck", box=LAYOUT["bottleneck"], kind="mask", text=(
+    body.notes.append(Note(id="neck", box=LAYOUT["bottleneck"], kind="neutral", text=(
         f"The decoder sees only c = h₄ = {vector(s2s.h[-1])}. Who chased, what was chased and "
         f"in which order must all survive inside those {s2s.h.shape[1]} numbers, and h₁, h₂, "
         "h₃ cannot be consulted again.")))
@@ -92,13 +92,15 @@ def _context(s2s: Seq2Seq) -> FrameBody:
 
 
 def _transformer(s2s: Seq2Seq) -> FrameBody:
-    return FrameBody(widgets=[cards("hist", LAYOUT["history"], [
+    body = _with_diagram(s2s, "attention")  # the diagram stays: the history cards sit under it
+    body.widgets.append(cards("hist", LAYOUT["history"], [
         {"title": "2014–2015", "body": "attention bolted onto recurrent (RNN, LSTM) encoders: the "
-                                       "decoder reads every encoder state", "kind": "key"},
+                                       "decoder reads every encoder state", "kind": "neutral"},
         {"title": "2017", "body": "the Transformer drops recurrence from sequence mixing: "
                                   "self-attention links every position to every allowed "
-                                  "position directly", "kind": "query"},
-    ], columns=2, arrows=True)])
+                                  "position directly", "kind": "neutral"},
+    ], columns=2, arrows=True))
+    return body
 
 
 STAGES = {"encoder": _encoder, "bottleneck": _bottleneck, "attention": _attention, "context": _context,

@@ -34,13 +34,13 @@ def cards(wid: str, b: Box, items: list[dict], *, columns: int = 3, arrows: bool
 
 def bars(wid: str, b: Box, title: str, labels: list[str], values: np.ndarray, *, kind: str = "weights",
          digits: int = 3, highlight: int | None = None, show_sum: bool = True,
-         value_labels: list[str] | None = None) -> Widget:
-    """Labelled horizontal bars, with their sum unless ``show_sum`` is off."""
+         value_labels: list[str] | None = None, scale_max: float | None = 1.0) -> Widget:
+    """Labelled horizontal bars, with their sum unless ``show_sum`` is off. A full track is
+    ``scale_max`` (1: probabilities); None scales to the largest value (counts, bytes)."""
     values = np.asarray(values, dtype=np.float64)
-    return widget("weight-bars", wid, b, {
-        "title": title, "labels": labels, "values": [float(v) for v in values], "digits": digits,
-        "highlight": highlight, "sum": float(values.sum()) if show_sum else None,
-        "value_labels": value_labels}, kind=kind)
+    data = {"title": title, "labels": labels, "values": [float(v) for v in values], "digits": digits,
+            "highlight": highlight, "sum": float(values.sum()) if show_sum else None, "value_labels": value_labels}
+    return widget("weight-bars", wid, b, data | ({"scale_max": scale_max} if scale_max else {}), kind=kind)
 
 
 def equation_widget(wid: str, b: Box, name: str) -> Widget:
@@ -54,6 +54,13 @@ def sentences(ctx: BuildContext) -> tuple[Sentence, Sentence]:
         seed = ctx.deck.story.seed
         ctx._cache["walk"] = (sentence(SENTENCE_RIVER, seed), sentence(SENTENCE_MONEY, seed))
     return ctx._cache["walk"]
+
+
+def causal_river(ctx: BuildContext) -> Sentence:
+    """The river sentence through the causal head: the pipeline's, the picker's and FlashAttention's."""
+    if "walk_causal" not in ctx._cache:
+        ctx._cache["walk_causal"] = sentence(SENTENCE_RIVER, ctx.deck.story.seed, causal=True)
+    return ctx._cache["walk_causal"]
 
 
 def counter(cid: str, count: Count, label: str | None = None) -> Counter:

@@ -1,25 +1,34 @@
-"""Section 9, the mechanism in one view (``walk.summary``): the closing cards, revealed one by one."""
+"""Section 9, the mechanism in one view (``walk.summary``): the closing ideas, one per key press,
+each beside a picture the engine computed earlier in the chapter: "bank"'s weights, the causal map
+A, the nine stages with their shapes, and the two specialised heads."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
+from attention_talk.formatting import shape
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_weights
+from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.model import FrameBody
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.shared import band, cards
+from attention_talk.frames.walkthrough.shared import bars, cards, causal_river, to_right
+from attention_talk.frames.walkthrough.specialists import picker
 
-LAYOUT = {"cards": band(130, 600)}
+LAYOUT = {"cards": box(LEFT, 120, 640, 640), "visual": to_right(760, 120, 640)}
 ORDER = ["retrieval", "routing", "shapes", "heads"]
 SUMMARY = [
-    {"title": "learned retrieval", "kind": "query",
+    {"title": "learned retrieval", "kind": "neutral",
      "body": "compare each query with every key, softmax the scores, sum the value rows with those "
              "weights; training shapes the projections"},
     {"title": "routing, not reasoning", "kind": "weights",
      "body": "a map shows where one head in one layer sent weight, not which concept the model used"},
-    {"title": "shapes expose mistakes", "kind": "scores",
-     "body": "Q n_q × d_k and K n_k × d_k give QKᵀ n_q × n_k; with V n_k × d_v the output is n_q × d_v"},
+    {"title": "shapes expose mistakes", "kind": "neutral",
+     "body": "Q n_q × d_k and K n_k × d_k give QKᵀ n_q × n_k; with V n_k × d_v the output Z is n_q × d_v"},
     {"title": "many heads, one width", "kind": "output",
      "body": "each head has its own projections and map; concat and W_O return to the model width"},
 ]
@@ -29,8 +38,47 @@ class SummaryParams(Params):
     stage: Literal["retrieval", "routing", "shapes", "heads"]
 
 
+def _retrieval(ctx: BuildContext) -> FrameBody:
+    s = causal_river(ctx)
+    b = s.index("bank")
+    return FrameBody(widgets=[bars("sumbars", LAYOUT["visual"], "what “bank” retrieves: its row of A",
+                                   list(s.tokens), s.attention.weights[b], highlight=b)])
+
+
+def _routing(ctx: BuildContext) -> FrameBody:
+    s = causal_river(ctx)
+    toks = list(s.tokens)
+    t = tensor("sumA", "A: where the causal head routes weight", "weights", s.attention.weights, LAYOUT["visual"],
+               rows=toks, cols=toks, digits=2, heat=True)
+    return FrameBody(tensors=[derive_weights(t, s.attention.masked, row_names=toks, col_names=toks)])
+
+
+def _shapes(ctx: BuildContext) -> FrameBody:
+    s = causal_river(ctx)
+    (n, d), dk, dv = s.x.shape, s.q.shape[1], s.v.shape[1]
+    stages = [("Q, K = X·W_Q, X·W_K", f"({n}×{d})·({d}×{dk})", shape(n, dk)),
+              ("V = X·W_V", f"({n}×{d})·({d}×{dv})", shape(n, dv)),
+              ("S = Q·Kᵀ", f"({n}×{dk})·({dk}×{n})", shape(n, n)),
+              ("A = softmax(S / √d_k + M)", "rows sum to 1", shape(n, n)),
+              ("Z = A·V", f"({n}×{n})·({n}×{dv})", shape(n, dv)),
+              ("O = Z·W_O", f"({n}×{dv})·({dv}×{d})", shape(n, d))]
+    return FrameBody(widgets=[widget("pipeline", "sumpipe", LAYOUT["visual"], {
+        "stages": [{"title": t, "formula": f, "shape": sh} for t, f, sh in stages], "active": len(stages) - 1})])
+
+
+def _heads(ctx: BuildContext) -> FrameBody:
+    return FrameBody(widgets=[picker(LAYOUT["visual"], selected=1, summary=False)])
+
+
+STAGES: dict[str, Callable[[BuildContext], FrameBody]] = {
+    "retrieval": _retrieval, "routing": _routing, "shapes": _shapes, "heads": _heads}
+
+
 @CHAPTER.builder("walk.summary", SummaryParams)
 def summary(ctx: BuildContext, p: SummaryParams) -> FrameBody:
-    """The closing cards, revealed one by one."""
+    """The closing ideas one by one (earlier ones as titles), each beside a computed picture."""
     n = ORDER.index(p.stage) + 1
-    return FrameBody(widgets=[cards("sum", LAYOUT["cards"], SUMMARY[:n], columns=2, active=n - 1)])
+    shown = [c if i == n - 1 else c | {"body": ""} for i, c in enumerate(SUMMARY[:n])]
+    body = STAGES[p.stage](ctx)
+    body.widgets.insert(0, cards("sum", LAYOUT["cards"], shown, columns=1, active=n - 1))
+    return body

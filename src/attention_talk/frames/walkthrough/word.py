@@ -23,6 +23,7 @@ REAL_VOCAB, REAL_WIDTH = 129_280, 7168  # DeepSeek-V3.2's vocabulary and model w
 _LOOKUP = columns(band(120, 450), [1, 1])
 _POSITIONS = columns(band(130, 400), [700, 740])
 _CONTEXT = rows(box(LEFT, 140, 820, 530), [1, 1], gap=70)
+_MECH = columns(band(420, 340), [1, 1, 1], gap=40)  # under each of the three moves, its numbers for “bank”
 LAYOUT = {
     "chain": band(150, 330), "honest": band(520, 150),
     "table": box(LEFT, 110, 620, 660), "table_note": box(740, 160, 780, 300),
@@ -30,7 +31,7 @@ LAYOUT = {
     "positions": _POSITIONS[0], "x": _POSITIONS[1], "why": band(560, 130),
     "bankrow": box(LEFT, 130, 900, 600), "read": to_right(1000, 160, 330),
     "context_river": _CONTEXT[0], "context_money": _CONTEXT[1], "diff": to_right(940, 200, 330),
-    "mech": band(170, 380),
+    "mech": band(120, 250), "m_scores": _MECH[0], "m_weights": _MECH[1], "m_row": _MECH[2],
 }
 
 
@@ -60,7 +61,7 @@ def _chain(ctx: BuildContext) -> FrameBody:
 def _table(ctx: BuildContext) -> FrameBody:
     table = embedding_table(ctx.deck.story.seed)
     et = tensor("E", "embedding table E", "input", table, LAYOUT["table"], rows=list(VOCAB), cols=FEATS,
-                max_rows=20, max_cols=4, highlight=Highlight(rows=[VOCAB.index("bank")]))
+                max_rows=12, max_cols=4, highlight=Highlight(rows=[VOCAB.index("bank")]))
     derive_copy(et, lambda r, c: (
         "a parameter: learned in a real model; here a designed feature plus seeded noise",
         float(table[r, c])), formula="parameter", title=lambda r, c: f"E[{r}] (“{VOCAB[r]}”), {FEATS[c]}")
@@ -95,7 +96,7 @@ def _positions(ctx: BuildContext) -> FrameBody:
     river, _ = sentences(ctx)
     pos, d = river.positions, river.positions.shape[1]
     pt = tensor("P", f"positions: {d}-wide sinusoids × {POSITION_STRENGTH}", "neutral", pos,
-                LAYOUT["positions"], rows=[f"{i + 1}" for i in range(len(river.tokens))], cols=FEATS)
+                LAYOUT["positions"], rows=[f"{i + 1}" for i in range(len(river.tokens))], cols=[""] * d)
     derive_copy(pt, lambda r, c: (
         f"{POSITION_STRENGTH} × {'sin' if c % 2 == 0 else 'cos'}({r} / 10000^({2 * (c // 2)}/{d}))",
         float(pos[r, c])), formula=f"{POSITION_STRENGTH} · PE", title=lambda r, c: f"position {r + 1}, column {c + 1}")
@@ -131,7 +132,7 @@ def _bank_in_context(i: int, s: Sentence, where: str) -> Tensor:
     return derive_copy(t, lambda r, c: (
         (f"input row of “bank”, {FEATS[c]}", float(s.x[k, c])) if r == 0 else
         (f"input {number(s.x[k, c], 3)} + attention update {number(upd[c], 3)} (residual path)",
-         float(s.contextual[k, c]))), formula="x + A·V·W_O", title=lambda r, c: f"“bank”, {FEATS[c]}")
+         float(s.contextual[k, c]))), formula="x + Z·W_O", title=lambda r, c: f"“bank”, {FEATS[c]}")
 
 
 def _context(ctx: BuildContext) -> FrameBody:
@@ -146,9 +147,21 @@ def _context(ctx: BuildContext) -> FrameBody:
 
 
 def _mechanism(ctx: BuildContext) -> FrameBody:
-    return FrameBody(widgets=[cards("mech", LAYOUT["mech"], [
+    river, _ = sentences(ctx)
+    a, b, toks = river.attention, river.index("bank"), list(river.tokens)
+    row = tensor("mrow", "“bank”: x, then x + update", "output", np.vstack([river.x[b], river.contextual[b]]),
+                 LAYOUT["m_row"], rows=["x", "x + upd."], cols=FEATS, digits=2)
+    derive_copy(row, lambda r, c: ((f"input row of “bank”, {FEATS[c]}", float(river.x[b, c])) if r == 0 else
+                                   (f"input {number(river.x[b, c], 3)} + update {number(river.update[b, c], 3)}",
+                                    float(river.contextual[b, c]))),
+                formula="x + Z·W_O", title=lambda r, c: f"“bank”, {FEATS[c]}")
+    return FrameBody(tensors=[row], widgets=[
+        bars("m_s", LAYOUT["m_scores"], "“bank”'s scores q·k / √d_k", toks, a.scaled[b], kind="scores", digits=2,
+             show_sum=False, scale_max=None),
+        bars("m_w", LAYOUT["m_weights"], "its weights A, sum 1", toks, a.weights[b], digits=2, show_sum=False),
+        cards("mech", LAYOUT["mech"], [
         {"title": "1 · match", "body": "the position being updated is compared with every other position",
-         "kind": "query"},
+         "kind": "scores"},
         {"title": "2 · weigh and mix", "body": "the matches become weights that sum to one; the value rows "
                                                "are averaged with them", "kind": "weights"},
         {"title": "3 · new row", "body": "the result is a row that now depends on the context", "kind": "output"},

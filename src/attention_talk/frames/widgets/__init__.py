@@ -23,6 +23,7 @@ from attention_talk.frames.widgets.charts import (
     CardsWidget,
     EquationWidget,
     GrowthWidget,
+    HeadPickerWidget,
     HistogramWidget,
     SliderWidget,
     TokenPickerWidget,
@@ -42,7 +43,8 @@ from attention_talk.frames.widgets.diagrams import (
 __all__ = ["WIDGET_KINDS", "WIDGET_TYPES", "AnyWidget", "Widget", "WidgetData"]
 
 AnyWidget = Annotated[
-    CardsWidget | DenseWidget | EquationWidget | FlashWidget | FlowWidget | GrowthWidget | HeadsWidget
+    CardsWidget | DenseWidget | EquationWidget | FlashWidget | FlowWidget | GrowthWidget | HeadPickerWidget
+    | HeadsWidget
     | HistogramWidget | PipelineWidget | RnnWidget | SliderWidget | StackWidget | TokenPickerWidget
     | TokensWidget | WeightBarsWidget,
     Field(discriminator="type"),

@@ -54,7 +54,9 @@ class GrowthWidget(Widget):
 class WeightBarsData(WidgetData):
     title: str = Field(description="Heading above the bars.")
     labels: list[str] = Field(description="One label per bar.")
-    values: list[float] = Field(description="One value per bar; bar length is relative to the largest.")
+    values: list[float] = Field(description="One value per bar; a bar's length is |value| / scale_max.")
+    scale_max: float | None = Field(default=None, gt=0, description="The value of a full track: 1 for "
+                                    "probabilities; left out, the largest |value| fills the track.")
     digits: int = Field(description="Decimals of the printed values.")
     highlight: int | None = Field(description="Index of the emphasised bar; null for none.")
     sum: float | None = Field(description="The values' sum, printed under the bars; null hides it.")
@@ -100,12 +102,16 @@ class HistogramSeries(WidgetData):
 
 
 class HistogramData(WidgetData):
-    series: list[HistogramSeries] = Field(description="The series, each on its own axis, top to bottom.")
+    series: list[HistogramSeries] = Field(description="The series, one row each, top to bottom, all on one "
+                                          "shared x axis (from the smallest to the largest edge).")
     caption: str = Field(description="Text under the plot.")
+    rows: int | None = Field(default=None, ge=1, description="Rows to lay out (at least the series): a row "
+                             "kept free for a series a later step adds, so nothing moves.")
+    ticks: list[float] | None = Field(default=None, description="x values to label on the shared axis.")
 
 
 class HistogramWidget(Widget):
-    """Histograms computed by the builder, one axis per series (views/histogram.js)."""
+    """Histograms computed by the builder, stacked on one shared x axis (views/histogram.js)."""
 
     type: Literal["histogram"]
     data: HistogramData
@@ -128,6 +134,10 @@ class TokenPickerData(WidgetData):
     sums: list[float] = Field(description="Each row's sum.")
     selected: int = Field(description="Index of the token chosen first.")
     title: str = Field(description="Heading of the bars; the chosen token is appended.")
+    scale_max: float | None = Field(default=None, gt=0, description="The value of a full track (1 for "
+                                    "weights); left out, the row's largest weight fills it.")
+    causal: bool = Field(default=False, description="The rows are causal: tokens after the chosen one are "
+                         "marked as future (their weight is exactly 0).")
 
 
 class TokenPickerWidget(Widget):
@@ -160,3 +170,24 @@ class SliderWidget(Widget):
 
     type: Literal["slider"]
     data: SliderData
+
+
+class PickerHead(WidgetData):
+    title: str = Field(description="The head's button label, e.g. 'head 1 · previous word'.")
+    weights: list[list[float]] = Field(description="The head's attention weights A (n × n), from the engine.")
+    summary: str = Field(description="One sentence on what this head does, with computed figures.")
+
+
+class HeadPickerData(WidgetData):
+    tokens: list[str] = Field(description="The sentence's tokens: rows (queries) and columns (keys).")
+    heads: list[PickerHead] = Field(description="The heads the presenter can switch between.")
+    selected: int = Field(description="Index of the head shown first.")
+    focus: int | None = Field(default=None, description="Index of a query row to outline; null for none.")
+    show_summary: bool = Field(default=True, description="Print the selected head's summary beside its map.")
+
+
+class HeadPickerWidget(Widget):
+    """Switch between heads and see each one's map of weights (views/head-picker.js)."""
+
+    type: Literal["head-picker"]
+    data: HeadPickerData

@@ -130,12 +130,18 @@ class FlashTile(WidgetData):
     j: int = Field(description="Key block index (not read by the view today).")
     rows: tuple[int, int] = Field(description="[start, stop) of the tile's query rows.")
     cols: tuple[int, int] = Field(description="[start, stop) of the tile's key rows.")
-    s: list[list[float]] = Field(description="The tile's scores S = Q_i K_jᵀ · scale.")
+    s: list[list[float | None]] = Field(description="The tile's scores S = Q_i K_jᵀ · scale; null where "
+                                        "the causal mask blocks (−∞).")
     m_tilde: list[float] = Field(description="Row maxima of S.")
     l_tilde: list[float] = Field(description="Row sums of exp(S − m̃).")
     m: list[float] = Field(description="Running row maxima after this tile.")
     l: list[float] = Field(description="Running row sums after this tile.")  # noqa: E741 - the paper's ℓ
-    o: list[list[float]] = Field(description="Running output rows after this tile.")
+    o: list[list[float | None]] = Field(description="Running output rows Z after this tile.")
+
+
+class FlashSkip(WidgetData):
+    rows: tuple[int, int] = Field(description="[start, stop) of the skipped tile's query rows.")
+    cols: tuple[int, int] = Field(description="[start, stop) of its key rows: all after every query.")
 
 
 class FlashData(WidgetData):
@@ -145,8 +151,11 @@ class FlashData(WidgetData):
     tiles: list[FlashTile] = Field(description="Every tile, in the order computed.")
     current: int = Field(description="Index of the current tile.")
     final: bool = Field(description="Show the final comparison with exact attention instead of a tile.")
-    exact: list[list[float]] = Field(description="Exact attention output, one row per token.")
+    exact: list[list[float | None]] = Field(description="Exact attention output Z, one row per token.")
     max_diff: float = Field(description="Largest |tiled − exact| (not read by the view today).")
+    skipped: list[FlashSkip] = Field(default=[], description="Tiles the causal mask blocks entirely: "
+                                     "never computed.")
+    show_skip: bool = Field(default=False, description="This step is about the skipped tile(s).")
 
 
 class FlashWidget(Widget):
