@@ -169,7 +169,7 @@ def _dog(ctx: BuildContext) -> FrameBody:
                       if row[j] > 0)
     body.widgets.append(widget("weight-bars", "dog-bars", BLEND.left, kind="weights", data={
         "title": f"A: the weights of “{toks[focus]}”", "labels": toks, "values": [float(v) for v in row],
-        "digits": 2, "highlight": focus, "sum": float(row.sum())}))
+        "digits": 2, "highlight": focus, "sum": float(row.sum()), "scale_max": 1.0}))
     body.notes.append(Note(id="about", box=NOTES["dog"], kind="output", text=(
         f"“{toks[focus]}” becomes {parts}: mostly the adjective that describes it.")))
     return body

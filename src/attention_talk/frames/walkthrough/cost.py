@@ -29,7 +29,6 @@ LAYOUT = {
     "modern": band(120, 300), "reads": _BILLS[0], "cells": _BILLS[1],
 }
 PAIR_NS = (1_024, 4_096, 16_384, 65_536, 163_840)
-DSA_TOP_K = 2_048  # DeepSeek-V3.2 report: DSA's indexer keeps the top 2,048 keys for each query
 
 
 class CostParams(Params):
@@ -92,13 +91,14 @@ def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
 
 def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
     n = c.preset.max_positions or PAIR_NS[-1]
-    reads = np.array([n, DSA_TOP_K])  # keys one query reads: all of them, or DSA's top-k
-    scores = np.array([c.attention_map_cells(n).value, n * DSA_TOP_K])  # scores per head for a whole context
+    top_k = c.preset.dsa_top_k  # the cost model's figure (DeepSeek-V3.2: index_topk)
+    reads = np.array([n, top_k])  # keys one query reads: all of them, or DSA's top-k
+    scores = np.array([c.attention_map_cells(n).value, n * top_k])  # scores per head for a whole context
     return FrameBody(widgets=[cards("modern", LAYOUT["modern"], [
         {"title": "MLA (DeepSeek)", "kind": "neutral",
          "body": "caches a small latent per token instead of every head's keys and values"},
         {"title": "DSA (DeepSeek-V3.2)", "kind": "neutral",
-         "body": f"a light indexer picks the top {count(DSA_TOP_K)} keys; each query attends to those only"},
+         "body": f"a light indexer picks the top {count(top_k)} keys; each query attends to those only"},
         {"title": "hybrid patterns", "kind": "neutral",
          "body": "mix different attention patterns across layers (Kimi K3 is described this way)"},
         {"title": "unchanged roles", "kind": "neutral",
@@ -107,7 +107,7 @@ def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
         bars("reads", LAYOUT["reads"], f"keys one query reads, n = {count(n)}", ["dense", "DSA"], reads,
              kind="scores", digits=0, show_sum=False, scale_max=None, value_labels=[count(int(x)) for x in reads]),
         bars("cells", LAYOUT["cells"], "scores per head for the whole context",
-             ["dense n²", f"DSA n × {count(DSA_TOP_K)}"], scores, kind="scores", digits=0,
+             ["dense n²", f"DSA n × {count(top_k)}"], scores, kind="scores", digits=0,
              show_sum=False, scale_max=None,
              value_labels=[count(int(x)) for x in scores])])
 
