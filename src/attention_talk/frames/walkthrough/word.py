@@ -7,6 +7,7 @@ from typing import Literal
 
 import numpy as np
 
+from attention_talk.engine.costs import costs
 from attention_talk.formatting import count, number, vector
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
@@ -18,7 +19,8 @@ from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import FEATS, band, bars, cards, sentences, to_right
 from attention_talk.walkthrough_inputs import POSITION_STRENGTH, SENTENCE_RIVER, VOCAB, Sentence, embedding_table
 
-REAL_VOCAB, REAL_WIDTH = 129_280, 7168  # DeepSeek-V3.2's vocabulary and model width
+_REAL = costs("deepseek-v3.2").preset  # the real model the talk quotes (cost model: sizes and sources)
+REAL_VOCAB, REAL_WIDTH = _REAL.vocab, _REAL.d_model
 
 _LOOKUP = columns(band(120, 450), [1, 1])
 _POSITIONS = columns(band(130, 400), [700, 740])
@@ -53,8 +55,8 @@ def _chain(ctx: BuildContext) -> FrameBody:
     ], columns=4, arrows=True)
     honest = Note(id="honest", box=LAYOUT["honest"], text=(
         f"Our toy tokenizer splits on spaces and numbers {len(VOCAB)} words in order. Real "
-        f"tokenizers cut text into sub-word pieces from vocabularies of tens of thousands "
-        f"(DeepSeek-V3.2: {count(REAL_VOCAB)}). An id is a row number, not a quantity."))
+        f"tokenizers cut text into sub-word pieces from a fixed vocabulary: DeepSeek-V3.2's holds "
+        f"{count(REAL_VOCAB)} pieces. An id is a row number, not a quantity."))
     return FrameBody(widgets=[chain], notes=[honest])
 
 
