@@ -78,6 +78,13 @@ def test_attention_chain_defaults(client) -> None:
     assert r.status_code == 200
     d = r.json()
     assert d["heads"] == 2 and d["d_k"] == 8 and len(d["per_head"]) == 2
+    # By default what a lab view draws: scores, masked, weights per head, and the final output.
+    assert d["include"] == ["scores", "masked", "weights", "final"]
+    assert set(d["per_head"][0]) == {"head", "scores", "masked", "weights"}
+    assert "concat" not in d and len(d["output"]) == 4
+    r = client.post("/api/attention", json={"tokens": ["the", "old", "dog", "sleeps"], "include": [
+        "q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]})
+    d = r.json()
     h = d["per_head"][0]
     for key in ["q", "k", "v", "scores", "masked", "weights", "output"]:
         assert key in h
