@@ -40,3 +40,12 @@ def app() -> FastAPI:
 def client(app):
     with TestClient(app) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def served():
+    """``attention-talk serve`` in a subprocess (served.py): its base URL; stopped after the session."""
+    from served import serve
+
+    with serve() as url:
+        yield url

@@ -12,7 +12,7 @@ from attention_talk.paths import data_dir
 from attention_talk.web.compression import Compress
 from attention_talk.web.errors import http_error_handler, validation_error_handler
 from attention_talk.web.head import HeadAsGet
-from attention_talk.web.limits import BodyLimit, Gate
+from attention_talk.web.limits import BodyLimit, Gate, HeaderLimit
 from attention_talk.web.redirects import RelativeRedirects
 from attention_talk.web.routes import api, pages
 from attention_talk.web.security import SecurityHeaders
@@ -32,11 +32,13 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                                     "POST /api/attention")
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
-    # Outermost last: security headers on everything, then HEAD as GET, redirects, compression, limits.
+    # Outermost last: security headers on everything, the header limit, HEAD as GET, redirects,
+    # compression, the body limit.
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
     app.add_middleware(Compress)
     app.add_middleware(RelativeRedirects)
     app.add_middleware(HeadAsGet)
+    app.add_middleware(HeaderLimit, max_bytes=settings.max_header_bytes)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=data_dir("static")), name="static")
     pages.mount_docs_assets(app)

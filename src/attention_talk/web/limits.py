@@ -1,5 +1,7 @@
 """Limits on what one request may take (pure ASGI and a small gate):
 
+* ``HeaderLimit``: a request line plus headers larger than the limit gets 431 (the server's parser
+  bounds a head that arrives in pieces, web/server.py; this catches one that arrived whole);
 * ``BodyLimit``: a request body larger than the limit gets 413 before it is read, and one that does
   not arrive in full within ``timeout`` seconds gets 408 (a slow client cannot hold a worker);
 * ``Gate``: at most ``size`` heavy requests compute at once; a request that cannot get a slot
@@ -19,6 +21,30 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from attention_talk.web.responses import JSON
 
 CLOSE = {"Connection": "close"}  # the rest of the body is never read, so the connection cannot be reused
+
+
+def head_size(scope: Scope) -> int:
+    """The bytes of the request line and headers as sent (give or take the line endings)."""
+    line = len(scope["method"]) + len(scope.get("raw_path") or scope["path"].encode()) + 12
+    query = len(scope.get("query_string", b""))
+    return line + query + sum(len(k) + len(v) + 4 for k, v in scope.get("headers", []))
+
+
+def head_too_large(max_bytes: int) -> str:
+    return f"headers: the request line and headers are larger than the limit of {max_bytes} bytes"
+
+
+class HeaderLimit:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and head_size(scope) > self.max_bytes:
+            reason = head_too_large(self.max_bytes)
+            await JSON({"message": reason, "detail": reason}, status_code=431, headers=CLOSE)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 class BodyLimit:
