@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # Short timeouts so the tests are quick; everything else is the default.
 ENV = {"ATTENTION_TALK_BODY_TIMEOUT": "1.5", "ATTENTION_TALK_HEADER_TIMEOUT": "1.5",
-       "ATTENTION_TALK_WORKERS": "1", "ATTENTION_TALK_ACCESS_LOG": "false", "ATTENTION_TALK_LOG_LEVEL": "warning"}
+       "ATTENTION_TALK_WORKERS": "1", "ATTENTION_TALK_ACCESS_LOG": "false", "ATTENTION_TALK_LOG_LEVEL": "error"}
 
 
 def free_port() -> int:

@@ -257,3 +257,23 @@ def test_a_slow_body_gets_408() -> None:
         anyio.run(run)
     assert caught.value.status_code == 408 and "within 0.2 s" in caught.value.detail
     assert caught.value.headers == {"Connection": "close"}
+
+
+def test_a_gate_with_no_wait_still_admits_while_a_slot_is_free() -> None:
+    import anyio
+
+    from attention_talk.web.limits import Gate
+
+    async def run() -> list[int]:
+        gate, got = Gate(1, 0.0, "work"), []
+        async with gate.slot():
+            got.append(1)
+            with pytest.raises(Exception) as busy:
+                async with gate.slot():
+                    got.append(2)
+            got.append(busy.value.status_code)
+        async with gate.slot():
+            got.append(3)
+        return got
+
+    assert anyio.run(run) == [1, 503, 3]

@@ -107,3 +107,22 @@ def test_head_and_relative_redirects_over_the_wire(served) -> None:
             assert status == 307 and found == [location], data[:300]
         else:
             assert status == 404 and found == [], data[:300]
+
+
+def test_connections_beyond_the_limit_get_503() -> None:
+    """ATTENTION_TALK_LIMIT_CONCURRENCY: with 3 connections open, uvicorn answers the next request 503
+    (the open ones count; a connection that says nothing is closed after the header timeout)."""
+    from served import serve
+
+    with serve({"ATTENTION_TALK_LIMIT_CONCURRENCY": "3", "ATTENTION_TALK_HEADER_TIMEOUT": "30"}) as url:
+        idle = [connect(url) for _ in range(3)]
+        try:
+            with connect(url) as s:
+                send_all(s, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                status, _ = read_response(s)
+        finally:
+            for s in idle:
+                s.close()
+        assert status == 503
+        time.sleep(0.5)  # the server sees the idle connections close
+        assert httpx.get(f"{url}/healthz").status_code == 200

@@ -106,21 +106,20 @@ class Gate:
         self.what = what
         self._semaphore = anyio.Semaphore(size)
 
-    @property
-    def busy(self) -> int:
-        return self.size - self._semaphore.value
-
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
-        acquired = False
-        with anyio.move_on_after(self.wait):
-            await self._semaphore.acquire()
-            acquired = True
-        if not acquired:
-            retry = max(1, math.ceil(self.wait))
-            raise HTTPException(status_code=503, headers={"Retry-After": str(retry)}, detail=(
-                f"busy: all {self.size} slots for {self.what} stayed taken for {self.wait:g} s; "
-                f"retry in {retry} s"))
+        try:
+            self._semaphore.acquire_nowait()
+        except anyio.WouldBlock:
+            acquired = False
+            with anyio.move_on_after(self.wait):
+                await self._semaphore.acquire()
+                acquired = True
+            if not acquired:
+                retry = max(1, math.ceil(self.wait))
+                raise HTTPException(status_code=503, headers={"Retry-After": str(retry)}, detail=(
+                    f"busy: all {self.size} slots for {self.what} stayed taken for {self.wait:g} s; "
+                    f"retry in {retry} s")) from None
         try:
             yield
         finally:
