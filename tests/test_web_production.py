@@ -277,3 +277,14 @@ def test_a_gate_with_no_wait_still_admits_while_a_slot_is_free() -> None:
         return got
 
     assert anyio.run(run) == [1, 503, 3]
+
+
+def test_the_weights_cache_is_bounded_in_bytes() -> None:
+    """A new seed per request cannot grow memory: recent weights are kept up to a byte budget."""
+    from attention_talk import playground
+
+    for seed in range(10_000, 10_012):  # 12 × 8 MB of weights drawn
+        w = playground.projections(512, 8, 64, seed)
+    assert playground.projections(512, 8, 64, seed) is w  # the latest is kept
+    kept = sum(a.nbytes for ws in playground._projections.values() for a in ws)
+    assert 0 < kept <= playground.PROJECTION_CACHE_BYTES
