@@ -28,7 +28,8 @@ SECONDS = 10
 FRAMES_TARGET = 0.9  # frames requests/s ≥ 0.9 × the static file's
 STARTUP_TARGET = 2.0  # seconds
 ATTENTION_TARGET_P99 = 0.020  # seconds
-ATTENTION_BODY = {"tokens": [f"t{i}" for i in range(64)], "d_model": 512, "heads": 8}
+ATTENTION_BODY = {"tokens": [f"t{i}" for i in range(64)], "d_model": 512, "heads": 8}  # default include
+EVERYTHING = ["q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]  # 294,912 numbers
 
 
 def bench_app():
@@ -116,8 +117,12 @@ def frames_table() -> None:
     (deck, slide), payload = max(store.frames.items(), key=lambda kv: len(kv[1].body))
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "frames.json").write_bytes(payload.body)
+        from attention_talk.web.server import PROTOCOL
+
+        # The HTTP protocol `attention-talk serve` uses (h11 with a header limit and timeout).
         cmd = [str(BIN / "python"), "-m", "uvicorn", "server:bench_app", "--factory",
-               "--app-dir", str(Path(__file__).parent), "--workers", "1", "--log-level", "warning"]
+               "--app-dir", str(Path(__file__).parent), "--workers", "1", "--log-level", "warning",
+               "--http", PROTOCOL, "--h11-max-incomplete-event-size", "16384"]
         with serving(cmd, env={"BENCH_STATIC_DIR": folder}) as (url, _):
             frames_url = f"{url}/api/decks/{deck}/slides/{slide}/frames"
             static_url = f"{url}/bench-static/frames.json"
@@ -148,14 +153,17 @@ def attention_table(url: str) -> None:
     print("## POST /api/attention: 64 tokens, d_model 512, 8 heads (one client, sequential)\n")
     print("| case | requests | response | p50 | p99 | target p99 < 20 ms |")
     print("| --- | ---: | ---: | ---: | ---: | --- |")
-    cases = [("same seed (weights cached), identity", {"Accept-Encoding": "identity"}, False),
-             ("same seed, gzip as a browser asks", {"Accept-Encoding": "gzip, deflate, br, zstd"}, False),
-             ("a new seed each request, identity", {"Accept-Encoding": "identity"}, True)]
+    cases = [("default include, same seed (weights cached), identity", {"Accept-Encoding": "identity"}, False, {}),
+             ("default include, same seed, br as a browser asks", {"Accept-Encoding": "gzip, deflate, br, zstd"},
+              False, {}),
+             ("default include, a new seed each request, identity", {"Accept-Encoding": "identity"}, True, {}),
+             ("every tensor, same seed, identity", {"Accept-Encoding": "identity"}, False,
+              {"include": EVERYTHING})]
     with httpx.Client(base_url=url, timeout=30) as client:
-        for name, headers, new_seed in cases:
+        for name, headers, new_seed, extra in cases:
             times, size = [], 0
             for i in range(210):
-                body = {**ATTENTION_BODY, "seed": 1000 + i if new_seed else 0}
+                body = {**ATTENTION_BODY, **extra, "seed": 1000 + i if new_seed else 0}
                 start = time.perf_counter()
                 with client.stream("POST", "/api/attention", json=body, headers=headers) as r:
                     size = len(b"".join(r.iter_raw()))

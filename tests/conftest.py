@@ -80,3 +80,12 @@ def real_model():
         if os.environ.get("CI"):
             pytest.fail(f"CI must have the model installed (make installs it): {exc}")
         pytest.skip(f"the real model is not installed here: {exc}")
+
+
+@pytest.fixture(scope="session")
+def served():
+    """``attention-talk serve`` in a subprocess (served.py): its base URL; stopped after the session."""
+    from served import serve
+
+    with serve() as url:
+        yield url

@@ -15,6 +15,11 @@ CASES = [
     ({"ATTENTION_TALK_PORT": "70000"}, "ATTENTION_TALK_PORT='70000': Input should be less than or equal to 65535"),
     ({"ATTENTION_TALK_WORKERS": "0"}, "ATTENTION_TALK_WORKERS='0': Input should be greater than or equal to 1"),
     ({"ATTENTION_TALK_ACCESS_LOG": "maybe"}, "ATTENTION_TALK_ACCESS_LOG='maybe': Input should be a valid boolean"),
+    ({"ATTENTION_TALK_MAX_HEADER_BYTES": "10"},
+     "ATTENTION_TALK_MAX_HEADER_BYTES='10': Input should be greater than or equal to 1024"),
+    ({"ATTENTION_TALK_BODY_TIMEOUT": "0"}, "ATTENTION_TALK_BODY_TIMEOUT='0': Input should be greater than 0"),
+    ({"ATTENTION_TALK_ATTENTION_CONCURRENCY": "none"},
+     "ATTENTION_TALK_ATTENTION_CONCURRENCY='none': Input should be a valid integer"),
     ({"ATTENTION_TALK_DECKS_DIR": "/no/such/folder"},
      "ATTENTION_TALK_DECKS_DIR='/no/such/folder': the decks folder does not exist"),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from fastapi import Request
 
 DECK = "attention-step-by-step"
 
@@ -78,6 +79,13 @@ def test_attention_chain_defaults(client) -> None:
     assert r.status_code == 200
     d = r.json()
     assert d["heads"] == 2 and d["d_k"] == 8 and len(d["per_head"]) == 2
+    # By default what a lab view draws: scores, masked, weights per head, and the final output.
+    assert d["include"] == ["scores", "masked", "weights", "final"]
+    assert set(d["per_head"][0]) == {"head", "scores", "masked", "weights"}
+    assert "concat" not in d and len(d["output"]) == 4
+    r = client.post("/api/attention", json={"tokens": ["the", "old", "dog", "sleeps"], "include": [
+        "q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]})
+    d = r.json()
     h = d["per_head"][0]
     for key in ["q", "k", "v", "scores", "masked", "weights", "output"]:
         assert key in h
@@ -153,3 +161,74 @@ def test_attention_digits_round_every_number(client) -> None:
     assert default["digits"] == 6
     assert all(abs(sum(row) - 1) < 1e-5 for h in default["per_head"] for row in h["weights"])
     assert client.post("/api/attention", json={**body, "digits": 0}).status_code == 422
+
+
+def get_urls(app) -> list[str]:
+    """One real URL for every GET route of the app (path parameters filled with a real deck and
+    slide; a mount with one of its files)."""
+    from starlette.routing import Mount
+
+    from shared_app import all_routes
+
+    files = {"/static": "/static/css/talk.css", "/docs-assets": "/docs-assets/swagger-ui-bundle.js"}
+    urls = []
+    for path, route in all_routes(app):
+        if isinstance(route, Mount):
+            urls.append(files[path])  # a new mount needs a file here
+        elif "GET" in (route.methods or ()):
+            urls.append(path.replace("{deck}", DECK).replace("{slide}", "attention-map"))
+    return urls
+
+
+def test_every_get_route_answers_head(app, client) -> None:
+    urls = get_urls(app)
+    assert {"/", "/healthz", "/api/decks", f"/api/decks/{DECK}/slides/attention-map/frames"} <= set(urls)
+    for url in urls:
+        for coding in ("identity", "br"):
+            got = client.get(url, headers={"accept-encoding": coding})
+            head = client.head(url, headers={"accept-encoding": coding})
+            assert got.status_code == 200, url
+            assert head.status_code == got.status_code and head.content == b"", url
+            same = {k: v for k, v in got.headers.items() if k != "date"}
+            assert {k: v for k, v in head.headers.items() if k != "date"} == same, url
+    etag = client.get("/api/decks/" + DECK).headers["etag"]
+    assert client.head("/api/decks/" + DECK, headers={"if-none-match": etag}).status_code == 304
+
+
+@pytest.mark.parametrize("url, location", [
+    ("/api/decks/", "/api/decks"),
+    ("/api/decks/?x=1&y=%2F", "/api/decks?x=1&y=%2F"),
+    (f"/api/decks/{DECK}/", f"/api/decks/{DECK}"),
+    (f"/talk/{DECK}/print/?notes=1", f"/talk/{DECK}/print?notes=1"),
+    ("/healthz///", "/healthz"),
+    ("/docs/", "/docs"),
+])
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8443", "127.0.0.1:8000"])
+def test_redirects_are_relative_whatever_the_host(client, url, location, host) -> None:
+    for method in ("GET", "HEAD"):
+        r = client.request(method, url, headers={"host": host, "x-forwarded-host": "evil.example"},
+                           follow_redirects=False)
+        assert r.status_code == 307 and r.headers["location"] == location, (method, url)
+
+
+def test_every_redirect_the_app_makes_is_relative(store) -> None:
+    """A route that builds an absolute URL from the request (url_for) still redirects relatively;
+    a Location that browsers would read as another host (//host, /\\host) is made local."""
+    from fastapi.responses import RedirectResponse
+    from fastapi.testclient import TestClient
+
+    from attention_talk.web import create_app
+    from attention_talk.web.redirects import relative_location
+
+    app = create_app(store=store)
+
+    @app.get("/go")
+    async def go(request: Request) -> RedirectResponse:
+        return RedirectResponse(str(request.url_for("healthz")) + "?a=1")
+
+    r = TestClient(app).get("/go", headers={"host": "evil.example"}, follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == "/healthz?a=1"
+    for location, relative in [(b"http://evil.example/x?y=1#z", b"/x?y=1#z"), (b"//evil.example/x", b"/x"),
+                               (b"/\\evil.example/x", b"/evil.example/x"), (b"https://evil.example", b"/"),
+                               (b"/api/decks", b"/api/decks"), (b"next", b"next")]:
+        assert relative_location(location) == relative, location

@@ -1,7 +1,12 @@
-"""A barrage of bad requests: each gets a 4xx whose JSON ``message`` names the problem; none gets a
-500; the server keeps serving afterwards."""
+"""A barrage of bad requests: each gets a 4xx whose JSON ``message`` names the problem (a HEAD: the
+status, no body; a redirect: a relative Location); none gets a 500; the server keeps serving
+afterwards. ``WIRE`` holds the probes only a real server can receive (a head too large, a slow head
+or body), sent over a socket to ``attention-talk serve``."""
 
 from __future__ import annotations
+
+import json
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -12,6 +17,16 @@ DECK = "attention-step-by-step"
 JSON_CT = {"content-type": "application/json"}
 OK = {"tokens": ["the", "old", "dog"]}
 LIMIT = Settings().max_body_bytes
+HEAD_LIMIT = Settings().max_header_bytes
+ALL = ["q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]
+BIG = {"tokens": [f"w{i}" for i in range(64)], "d_model": 512}  # as large as tokens and d_model go
+
+
+class Location(str):
+    """A row that expects a redirect to exactly this (relative) Location, not a JSON message."""
+
+
+NO_BODY = ""  # a HEAD row: the status, with no body at all
 
 
 def post(body: dict | list | str | int | None = None, *, raw: bytes | None = None,
@@ -98,12 +113,62 @@ BAD = [
     ("n not a number", ("GET", "/api/costs?n=many", {}), 422, "n"),
     ("n zero", ("GET", "/api/costs?n=0", {}), 422, "n"),
     ("huge n", ("GET", "/api/costs?n=99999999999999999999999999", {}), 422, "n"),
+    # loose types: the body is strict JSON, nothing is coerced (every field: test_every_body_field_...)
+    ("d_model true", post({**OK, "d_model": True}), 422, "d_model"),
+    ("d_model a numeric string", post({**OK, "d_model": "16"}), 422, "d_model"),
+    ("d_model 16.0", post({**OK, "d_model": 16.0}), 422, "d_model"),
+    ("heads false", post({**OK, "heads": False}), 422, "heads"),
+    ("d_k true", post({**OK, "d_k": True}), 422, "d_k"),
+    ("seed true", post({**OK, "seed": True}), 422, "seed"),
+    ("digits a string", post({**OK, "digits": "6"}), 422, "digits"),
+    ("causal 'yes'", post({**OK, "causal": "yes"}), 422, "causal"),
+    ("causal 'true'", post({**OK, "causal": "true"}), 422, "causal"),
+    ("causal 1", post({**OK, "causal": 1}), 422, "causal"),
+    ("temperature '1'", post({**OK, "temperature": "1"}), 422, "temperature"),
+    ("temperature true", post({**OK, "temperature": True}), 422, "temperature"),
+    ("temperature a huge integer", post(raw=b'{"tokens": ["a"], "temperature": 1' + b"0" * 400 + b"}"), 422,
+     "temperature"),
+    ("text a number", post({"text": 12}), 422, "text"),
+    ("token true", post({"tokens": ["a", True]}), 422, "tokens.1"),
+    # responses too large: include chooses the tensors, and the count of numbers is capped
+    ("include everything at the largest sizes", post({**BIG, "heads": 64, "d_k": 64, "include": ALL}), 422,
+     "reduce tokens (64), heads (64), d_k (64), d_model (512) or include fewer"),
+    ("default include with 64 heads of 64 tokens", post({**BIG, "heads": 64}), 422, "heads, d_model, include"),
+    ("q of 8 heads of width 512, and concat", post({**BIG, "heads": 8, "d_k": 512, "include": ["q", "concat"]}),
+     422, "tokens, heads, d_k, include"),
+    ("include an unknown tensor", post({**OK, "include": ["attention"]}), 422, "include.0"),
+    ("include a string", post({**OK, "include": "q"}), 422, "include"),
+    ("include a number", post({**OK, "include": [1]}), 422, "include.0"),
+    ("include too long", post({**OK, "include": ["q"] * 19}), 422, "include"),
+    # HEAD answers as GET does, without a body
+    ("HEAD an unknown deck", ("HEAD", "/api/decks/nope", {}), 404, NO_BODY),
+    ("HEAD an unknown path", ("HEAD", "/api/nothing", {}), 404, NO_BODY),
+    ("HEAD on a POST route", ("HEAD", "/api/attention", {}), 405, NO_BODY),
+    ("HEAD with a bad query", ("HEAD", "/api/costs?n=0", {}), 422, NO_BODY),
+    # redirects never name the Host the client sent
+    ("trailing slash, hostile Host", ("GET", "/api/decks/", {"headers": {"host": "evil.example"}}), 307,
+     Location("/api/decks")),
+    ("trailing slash and query, hostile Host", ("GET", f"/api/decks/{DECK}/?x=1&y=%2F",
+                                                {"headers": {"host": "evil.example"}}), 307,
+     Location(f"/api/decks/{DECK}?x=1&y=%2F")),
+    ("two trailing slashes, hostile X-Forwarded-Host", ("GET", "/healthz//", {"headers": {
+        "host": "evil.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https"}}), 307,
+     Location("/healthz")),
+    ("trailing slash on a POST route", ("POST", "/api/attention/", {"json": OK, "headers": {"host": "evil"}}),
+     307, Location("/api/attention")),
+    ("trailing slash on an unknown path", ("GET", "/nothing/", {"headers": {"host": "evil.example"}}), 404,
+     "/nothing/"),
+    # a request line and headers over the limit (the server's parser also stops one that streams in)
+    ("a header over the limit", ("GET", "/healthz", {"headers": {"x-big": "a" * HEAD_LIMIT}}), 431, "headers"),
+    ("many headers over the limit", ("GET", "/healthz", {"headers": {f"x-{i}": "a" * 100 for i in range(200)}}),
+     431, "headers"),
+    ("a query over the limit", ("GET", "/api/costs?n=1&pad=" + "a" * HEAD_LIMIT, {}), 431, "headers"),
 ]
 
 
 @pytest.fixture(scope="module")
 def client(app):
-    with TestClient(app, raise_server_exceptions=False) as c:
+    with TestClient(app, raise_server_exceptions=False, follow_redirects=False) as c:
         yield c
 
 
@@ -116,6 +181,12 @@ def test_bad_request_gets_a_json_4xx_naming_the_problem(client, name, request_, 
     method, url, kwargs = request_
     r = client.request(method, url, **kwargs)
     assert r.status_code == status, r.text
+    if isinstance(words, Location):
+        assert r.headers["location"] == words
+        return
+    if method == "HEAD":
+        assert r.content == b"" and r.headers["content-type"].startswith("application/json")
+        return
     assert r.headers["content-type"].startswith("application/json")
     assert words in r.json()["message"], r.json()
 
@@ -125,3 +196,115 @@ def test_server_keeps_serving_after_the_barrage(client) -> None:
         assert client.request(method, url, **kwargs).status_code < 500
     assert client.get("/healthz").json() == {"status": "ok"}
     assert client.post("/api/attention", json=OK).status_code == 200
+
+
+# ---------------------------------------------------------------------------------------------
+# strict bodies: every field of every JSON body refuses every JSON value not of its type
+
+
+CANDIDATES = [True, False, 1, 1.5, "1", "true", [], [1], {}, {"a": 1}]  # one of each JSON type, and then some
+ACCEPTS = {"boolean": lambda v: isinstance(v, bool),
+           "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+           "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+           "string": lambda v: isinstance(v, str),
+           "array": lambda v: isinstance(v, list)}
+
+
+def json_types(prop: dict) -> set[str]:
+    return {t for option in prop.get("anyOf", [prop]) if (t := option.get("type")) and t != "null"}
+
+
+def wrong_types() -> list[tuple[str, object]]:
+    """(field, a value of another JSON type) for every field of AttentionRequest, from its schema."""
+    from attention_talk.web.schemas import AttentionRequest
+
+    cases = []
+    for name, prop in AttentionRequest.model_json_schema()["properties"].items():
+        types = json_types(prop)
+        assert types <= set(ACCEPTS), (name, prop)
+        cases += [(name, v) for v in CANDIDATES if not any(ACCEPTS[t](v) for t in types)]
+    return cases
+
+
+@pytest.mark.parametrize("field, value", wrong_types(), ids=[f"{f}={v!r}" for f, v in wrong_types()])
+def test_every_body_field_refuses_other_json_types(client, field, value) -> None:
+    body = {"text": value} if field == "text" else {**OK, field: value}
+    r = client.post("/api/attention", json=body)
+    assert r.status_code == 422, (body, r.text)
+    assert r.json()["message"].startswith(field), r.json()
+
+
+def test_numbers_are_accepted_as_json_numbers(client) -> None:
+    """Strict, not fussy: an integer where a decimal is allowed; the exact types everywhere else."""
+    r = client.post("/api/attention", json={**OK, "temperature": 2, "d_model": 8, "heads": 2, "d_k": 4,
+                                            "causal": False, "seed": 3, "digits": 4, "include": ["weights"]})
+    assert r.status_code == 200, r.text
+
+
+def test_every_json_body_model_is_strict(app) -> None:
+    """Every route's JSON body model, now and later, is strict and refuses unknown fields."""
+    from fastapi.routing import APIRoute
+
+    from shared_app import all_routes
+
+    bodies = {path: route.body_field for path, route in all_routes(app)
+              if isinstance(route, APIRoute) and route.body_field}
+    assert "/api/attention" in bodies
+    for path, field in bodies.items():
+        model = field.field_info.annotation
+        config = model.model_config
+        assert config.get("strict") is True and config.get("extra") == "forbid", f"{path}: {model.__name__} is loose"
+
+
+# ---------------------------------------------------------------------------------------------
+# on the wire: what only a real server receives (``attention-talk serve``, the ``served`` fixture)
+
+HEAD_START = b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+POST_START = b"POST /api/attention HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+
+
+def trickle(data: bytes, every: float = 0.1) -> list[tuple[bytes, float]]:
+    """``data`` a byte at a time, one every ``every`` seconds (slowloris)."""
+    return [(data[i:i + 1], every) for i in range(len(data))]
+
+
+# (name, pieces to send with the pause after each, expected status, words its JSON message must contain)
+WIRE = [
+    ("a 64 KiB header", [(HEAD_START + b"X-Big: " + b"a" * 65536 + b"\r\n\r\n", 0)], 431, "headers"),
+    ("an 8 MiB header", [(HEAD_START + b"X-Big: " + b"a" * 8 * 2**20 + b"\r\n\r\n", 0)], 431, "headers"),
+    ("a 20 KiB request line", [(b"GET /healthz?" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 0)], 431,
+     "headers"),
+    ("2,000 short headers", [(HEAD_START + b"".join(b"X-%d: y\r\n" % i for i in range(2000)) + b"\r\n", 0)], 431,
+     "headers"),
+    ("a head that stops", [(HEAD_START, 0)], 408, "headers: not received in full"),
+    ("a head a byte at a time", trickle(HEAD_START + b"X-Slow: " + b"z" * 200), 408, "headers: not received"),
+    ("a body that stops", [(POST_START + b"Content-Length: 100\r\n\r\n{\"tokens\"", 0)], 408,
+     "body: not received in full"),
+    ("a body a byte at a time", [(POST_START + b"Content-Length: 200\r\n\r\n", 0),
+                                 *trickle(b'{"tokens": ["' + b"a" * 180 + b'"]}')], 408, "body: not received"),
+    ("a chunked body that stops", [(POST_START + b"Transfer-Encoding: chunked\r\n\r\n5\r\n{\"tok\r\n", 0)], 408,
+     "body: not received"),
+    ("a declared body over the limit", [(POST_START + b"Content-Length: %d\r\n\r\n" % (LIMIT + 1), 0)], 413,
+     "body: larger than"),
+]
+
+
+@pytest.mark.parametrize("name, pieces, status, words", WIRE, ids=[w[0] for w in WIRE])
+def test_wire_level_bad_input_is_cut_off(served, name, pieces, status, words) -> None:
+    """Each gets its 4xx with a JSON message within the server's timeout (and a margin), then the
+    connection closes: no probe holds a connection for longer."""
+    from served import ENV, connect, read_response, send_all
+
+    limit = max(float(ENV["ATTENTION_TALK_BODY_TIMEOUT"]), float(ENV["ATTENTION_TALK_HEADER_TIMEOUT"])) + 3
+    start = time.monotonic()
+    with connect(served) as s:
+        for data, pause in pieces:
+            if not send_all(s, data) or time.monotonic() - start > limit:
+                break
+            time.sleep(pause)
+        got, response = read_response(s)
+    assert got == status, response[:300]
+    assert time.monotonic() - start < limit
+    head, _, body = response.partition(b"\r\n\r\n")
+    assert b"content-type: application/json" in head.lower() and b"connection: close" in head.lower()
+    assert words in json.loads(body)["message"]

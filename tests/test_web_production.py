@@ -85,3 +85,206 @@ def test_serve_passes_production_settings_to_uvicorn(monkeypatch) -> None:
     assert result.exit_code == 0, result.output
     assert seen["host"] == "0.0.0.0" and seen["workers"] == 3
     assert seen["timeout_graceful_shutdown"] == 4 and seen["access_log"] is False
+
+
+def test_serve_bounds_slow_and_greedy_clients(monkeypatch) -> None:
+    """h11 (httptools has no header limit), the header limit, the connection cap, from the settings."""
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from attention_talk.cli import app
+    from attention_talk.web.server import PROTOCOL
+
+    seen: dict = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: seen.update(kw))
+    monkeypatch.setenv("ATTENTION_TALK_MAX_HEADER_BYTES", "8192")
+    monkeypatch.setenv("ATTENTION_TALK_LIMIT_CONCURRENCY", "50")
+    assert CliRunner().invoke(app, ["serve"]).exit_code == 0
+    assert seen["http"] == PROTOCOL and seen["h11_max_incomplete_event_size"] == 8192
+    assert seen["limit_concurrency"] == 50
+
+
+def on_event_loop() -> bool:
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+@pytest.fixture()
+def compressions(monkeypatch) -> list[tuple[str, bool]]:
+    """Every fast compression: (coding, whether it ran on the event loop)."""
+    from attention_talk.web import compression
+
+    seen: list[tuple[str, bool]] = []
+    for coding, encode in list(compression.FAST.items()):
+        def spy(body: bytes, coding=coding, encode=encode) -> bytes:
+            seen.append((coding, on_event_loop()))
+            return encode(body)
+        monkeypatch.setitem(compression.FAST, coding, spy)
+    return seen
+
+
+@pytest.fixture(scope="module")
+def big_page_client(store):
+    """The app plus a route whose HTML body is larger than OFFLOAD_SIZE."""
+    from fastapi.responses import HTMLResponse
+
+    from attention_talk.web.compression import OFFLOAD_SIZE
+
+    app = create_app(store=store)
+    page = "".join(f"<p>line {i}</p>\n" for i in range(OFFLOAD_SIZE // 10))
+
+    @app.get("/big", response_class=HTMLResponse)
+    async def big() -> str:
+        return page
+
+    return TestClient(app)
+
+
+@pytest.mark.parametrize("coding", ["zstd", "br", "gzip"])
+def test_large_bodies_are_compressed_off_the_event_loop(big_page_client, compressions, coding) -> None:
+    """A body over OFFLOAD_SIZE is compressed in a worker thread; a small one by starlette-compress
+    as before."""
+    import zstandard
+
+    from attention_talk.web.compression import OFFLOAD_SIZE
+
+    plain = raw(big_page_client, "/big", **{"accept-encoding": "identity"})[2]
+    assert len(plain) >= OFFLOAD_SIZE
+    status, headers, body = raw(big_page_client, "/big", **{"accept-encoding": coding})
+    assert status == 200 and headers["content-encoding"] == coding and compressions == [(coding, False)]
+    assert headers["content-length"] == str(len(body)) and "accept-encoding" in headers["vary"].lower()
+    decode = {**DECODE, "zstd": lambda b: zstandard.ZstdDecompressor().decompress(b)}[coding]
+    assert decode(body) == plain
+    raw(big_page_client, "/", **{"accept-encoding": coding})
+    assert len(compressions) == 1  # small: not offloaded
+
+
+def test_attention_is_computed_and_compressed_in_a_worker_thread(client, compressions) -> None:
+    import orjson
+
+    status, headers, body = raw_post(client, "/api/attention", {"tokens": ["a"] * 64, "d_model": 512, "heads": 8},
+                                     **{"accept-encoding": "gzip, deflate, br"})
+    assert status == 200 and headers["content-encoding"] == "br" and compressions == [("br", False)]
+    assert orjson.loads(brotli.decompress(body))["include"] == ["scores", "masked", "weights", "final"]
+    status, headers, body = raw_post(client, "/api/attention", {"tokens": ["a"]}, **{"accept-encoding": "identity"})
+    assert status == 200 and "content-encoding" not in headers and orjson.loads(body)["tokens"] == ["a"]
+
+
+def raw_post(client, url: str, body: dict, **headers) -> tuple:
+    with client.stream("POST", url, json=body, headers=headers) as r:
+        return r.status_code, r.headers, b"".join(r.iter_raw())
+
+
+def test_worst_case_attention_response_is_bounded(client) -> None:
+    """The largest request that passes (every field at its maximum, 15 digits, the largest include
+    under the cap) stays under 7 MB; the hostile tester's 35.6 MB one is a 422."""
+    from attention_talk.playground import response_numbers
+
+    big = {"tokens": [f"w{i}" for i in range(64)], "d_model": 512, "digits": 15, "seed": 5}
+    everything = ["q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]
+    r = client.post("/api/attention", json={**big, "heads": 64, "d_k": 64, "include": everything})
+    assert r.status_code == 422 and "reduce" in r.json()["message"] and len(r.content) < 1000
+    fits = {**big, "heads": 8, "d_k": 512, "include": ["q", "final"]}
+    numbers = response_numbers(64, d_model=512, heads=8, d_k=512, include=fits["include"])
+    assert numbers <= Settings().max_response_numbers
+    status, _, body = raw_post(client, "/api/attention", fits, **{"accept-encoding": "identity"})
+    assert status == 200 and len(body) < 7_000_000
+
+
+def test_the_response_cap_is_a_setting(store) -> None:
+    small = TestClient(create_app(Settings(max_response_numbers=1_000), store=store))
+    r = small.post("/api/attention", json={"tokens": ["a"] * 20, "d_model": 64, "heads": 2})
+    assert r.status_code == 422
+    assert r.json()["detail"]["reduce"] == ["tokens", "heads", "d_model", "include"]
+    assert "limit of 1,000" in r.json()["message"]
+    ok = small.post("/api/attention", json={"tokens": ["a"] * 20, "d_model": 64, "heads": 2, "include": ["weights"]})
+    assert ok.status_code == 200
+
+
+def test_busy_attention_gets_503_with_retry_after(store, monkeypatch) -> None:
+    """One slot, a short wait: while one request computes, the next one gets a JSON 503 saying why."""
+    import threading
+    import time
+
+    from attention_talk.web.routes import api
+
+    real = api.attention_body
+    monkeypatch.setattr(api, "attention_body", lambda *a: (time.sleep(1.0), real(*a))[1])
+    app = create_app(Settings(attention_concurrency=1, attention_queue_timeout=0.2), store=store)
+    with TestClient(app) as c:
+        first: list = []
+        worker = threading.Thread(target=lambda: first.append(c.post("/api/attention", json={"tokens": ["a"]})))
+        worker.start()
+        time.sleep(0.4)
+        busy = c.post("/api/attention", json={"tokens": ["b"]})
+        health = c.get("/healthz")
+        worker.join()
+    assert first[0].status_code == 200 and health.status_code == 200
+    assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+    assert busy.json()["message"].startswith("busy: all 1 slots for POST /api/attention")
+
+
+async def never(*_args) -> dict:
+    import anyio
+
+    await anyio.sleep_forever()
+    return {}
+
+
+def test_a_slow_body_gets_408() -> None:
+    """The body limit's timeout, on the ASGI level (the real socket: test_web_server)."""
+    import anyio
+
+    from attention_talk.web.limits import BodyLimit
+
+    sent: list[dict] = []
+
+    async def app(scope, receive, send) -> None:
+        await receive()
+
+    async def run() -> None:
+        limit = BodyLimit(app, max_bytes=1024, timeout=0.2)
+        scope = {"type": "http", "method": "POST", "path": "/", "headers": [(b"content-length", b"10")]}
+        with anyio.fail_after(5):
+            await limit(scope, never, sent.append)
+
+    with pytest.raises(Exception) as caught:  # the HTTPException the app's handler turns into JSON
+        anyio.run(run)
+    assert caught.value.status_code == 408 and "within 0.2 s" in caught.value.detail
+    assert caught.value.headers == {"Connection": "close"}
+
+
+def test_a_gate_with_no_wait_still_admits_while_a_slot_is_free() -> None:
+    import anyio
+
+    from attention_talk.web.limits import Gate
+
+    async def run() -> list[int]:
+        gate, got = Gate(1, 0.0, "work"), []
+        async with gate.slot():
+            got.append(1)
+            with pytest.raises(Exception) as busy:
+                async with gate.slot():
+                    got.append(2)
+            got.append(busy.value.status_code)
+        async with gate.slot():
+            got.append(3)
+        return got
+
+    assert anyio.run(run) == [1, 503, 3]
+
+
+def test_the_weights_cache_is_bounded_in_bytes() -> None:
+    """A new seed per request cannot grow memory: recent weights are kept up to a byte budget."""
+    from attention_talk import playground
+
+    for seed in range(10_000, 10_012):  # 12 × 8 MB of weights drawn
+        w = playground.projections(512, 8, 64, seed)
+    assert playground.projections(512, 8, 64, seed) is w  # the latest is kept
+    kept = sum(a.nbytes for ws in playground._projections.values() for a in ws)
+    assert 0 < kept <= playground.PROJECTION_CACHE_BYTES

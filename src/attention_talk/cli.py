@@ -30,11 +30,11 @@ def serve(
         typer.echo(f"ATTENTION_TALK_DECKS_DIR={str(settings.decks_dir)!r}: the decks folder does not exist "
                    "(point it at a folder of deck YAML files)", err=True)
         raise typer.Exit(2)
+    from attention_talk.web.server import uvicorn_options
+
     uvicorn.run("attention_talk.web.app:create_app", factory=True, host=host or settings.host,
                 port=port or settings.port, reload=reload,
-                workers=None if reload else (workers or settings.workers),
-                log_level=settings.log_level, proxy_headers=True, access_log=settings.access_log,
-                timeout_graceful_shutdown=settings.shutdown_timeout)
+                workers=None if reload else (workers or settings.workers), **uvicorn_options(settings))
 
 
 @app.command()

@@ -4,11 +4,18 @@ Token embeddings are random but stable: a token's row depends only on the seed a
 text, so the same word gets the same starting row wherever it stands. Positions are added with
 Vaswani's sinusoidal encoding. Projections are drawn from ``default_rng(seed)`` with variance
 1/d_model (so scores stay in a readable range).
+
+A response carries only the tensors its request names in ``include`` (``TENSORS``; by default
+``DEFAULT_INCLUDE``, what a lab view draws), and ``response_numbers`` counts the numbers a request
+would return before any work is done, so the web layer can refuse one that is too large.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,18 +54,32 @@ def positions(n: int, d: int) -> np.ndarray:
     return pe
 
 
-@lru_cache(maxsize=8)
+PROJECTION_CACHE_BYTES = 64 * 2**20  # a few recent seeds' weights; the largest allowed (67 MB) is never kept
+_projections: OrderedDict[tuple[int, int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
+_projections_lock = threading.Lock()  # requests run in worker threads
+
+
 def projections(d_model: int, heads: int, d_k: int, seed: int) -> tuple[np.ndarray, ...]:
     """W_Q, W_K, W_V (d, h·d_k) and W_O (h·d_k, d) for this seed. Drawing them is most of a
-    request's time at d = 512, and the same seed always gives the same weights, so a few are kept
-    (read-only; at most 8 × 4 × 512 × 4096 × 8 bytes even at the largest sizes allowed)."""
+    request's time at d = 512, and the same seed always gives the same weights, so recent ones are
+    kept (read-only), least recently used first out, at most PROJECTION_CACHE_BYTES in all."""
+    key = (d_model, heads, d_k, seed)
+    with _projections_lock:
+        if key in _projections:
+            _projections.move_to_end(key)
+            return _projections[key]
     rng = np.random.default_rng(seed)
     std = 1.0 / np.sqrt(d_model)
     w_q, w_k, w_v = (rng.normal(0.0, std, (d_model, heads * d_k)) for _ in range(3))  # (d, h·d_k)
     w_o = rng.normal(0.0, 1.0 / np.sqrt(heads * d_k), (heads * d_k, d_model))  # (h·d_k, d)
-    for w in (w_q, w_k, w_v, w_o):
+    drawn = (w_q, w_k, w_v, w_o)
+    for w in drawn:
         w.flags.writeable = False
-    return w_q, w_k, w_v, w_o
+    with _projections_lock:
+        _projections[key] = drawn
+        while sum(w.nbytes for ws in _projections.values() for w in ws) > PROJECTION_CACHE_BYTES:
+            _projections.popitem(last=False)
+    return drawn
 
 
 def run_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: bool,
@@ -92,18 +113,41 @@ def _json_matrix(a: np.ndarray, digits: int = 15) -> np.ndarray:
     return np.round(np.where(np.isneginf(a), np.nan, a), digits).astype(np.float64, copy=False)
 
 
-def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int, digits: int = 15) -> dict:
+PER_HEAD = ("q", "k", "v", "scores", "masked", "weights", "output")  # tensors of each head
+WHOLE = ("concat", "final")  # the heads side by side; the layer's output (`output` in the response)
+TENSORS = PER_HEAD + WHOLE
+DEFAULT_INCLUDE = ("scores", "masked", "weights", "final")  # what a lab view draws
+
+
+def response_numbers(n: int, *, d_model: int, heads: int, d_k: int, include: Iterable[str]) -> int:
+    """How many numbers a response with these tensors holds (the size that matters; each number
+    takes about ``digits`` + 4 bytes of JSON)."""
+    size = {"q": heads * n * d_k, "k": heads * n * d_k, "v": heads * n * d_k, "output": heads * n * d_k,
+            "scores": heads * n * n, "masked": heads * n * n, "weights": heads * n * n,
+            "concat": n * heads * d_k, "final": n * d_model}
+    return sum(size[t] for t in set(include))
+
+
+def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int, digits: int = 15,
+               include: Iterable[str] = TENSORS) -> dict:
+    """The response body: only the tensors named in ``include``, each rounded to ``digits``."""
+    wanted = set(include)
+
     def m(a: np.ndarray) -> np.ndarray:
         return _json_matrix(a, digits)
 
     heads_json = [
-        {"head": i + 1, "q": m(h.q), "k": m(h.k), "v": m(h.v), "scores": m(h.scores),
-         "masked": m(h.masked), "weights": m(h.weights), "output": m(h.output)}
+        {"head": i + 1, **{name: m(getattr(h, name)) for name in PER_HEAD if name in wanted}}
         for i, h in enumerate(chain.result.heads)
     ]
-    return {
+    out = {
         "tokens": chain.tokens, "d_model": d_model, "heads": heads, "d_k": d_k, "digits": digits,
-        "scale": chain.result.heads[0].scale,
-        "per_head": heads_json, "concat": m(chain.result.concat), "output": m(chain.result.output),
+        "include": [t for t in TENSORS if t in wanted], "scale": chain.result.heads[0].scale,
+        "per_head": heads_json,
         "costs": chain_costs(len(chain.tokens), d_model=d_model, heads=heads, d_k=d_k),
     }
+    if "concat" in wanted:
+        out["concat"] = m(chain.result.concat)
+    if "final" in wanted:
+        out["output"] = m(chain.result.output)
+    return out

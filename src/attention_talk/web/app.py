@@ -11,7 +11,9 @@ from attention_talk import __version__
 from attention_talk.paths import data_dir
 from attention_talk.web.compression import Compress
 from attention_talk.web.errors import http_error_handler, validation_error_handler
-from attention_talk.web.limits import BodyLimit
+from attention_talk.web.head import HeadAsGet
+from attention_talk.web.limits import BodyLimit, Gate, HeaderLimit
+from attention_talk.web.redirects import RelativeRedirects
 from attention_talk.web.routes import api, pages
 from attention_talk.web.routes.model import router as model_router
 from attention_talk.web.security import SecurityHeaders
@@ -22,14 +24,22 @@ from attention_talk.web.store import Store
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     settings = settings or Settings()
     app = FastAPI(title="attention-talk", version=__version__, docs_url=None, redoc_url=None,
+                  redirect_slashes=False,  # RelativeRedirects does it without trusting the Host header
                   description="An animated talk on transformer attention; every number computed "
                               "by a NumPy engine. Frames, decks, costs and a live attention API.")
     app.state.settings = settings
     app.state.store = store or Store.load(settings.decks_dir)
+    app.state.attention_gate = Gate(settings.attention_concurrency, settings.attention_queue_timeout,
+                                    "POST /api/attention")
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    # Outermost last: security headers on everything, the header limit, HEAD as GET, redirects,
+    # compression, the body limit.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
     app.add_middleware(Compress)
+    app.add_middleware(RelativeRedirects)
+    app.add_middleware(HeadAsGet)
+    app.add_middleware(HeaderLimit, max_bytes=settings.max_header_bytes)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=data_dir("static")), name="static")
     pages.mount_docs_assets(app)

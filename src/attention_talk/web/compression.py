@@ -9,6 +9,11 @@ Two paths, one set of rules:
 * Everything else (HTML, JS, CSS, other JSON) is compressed on the fly by the ``Compress``
   middleware (starlette-compress: zstd, brotli or gzip). Bodies that already carry a
   Content-Encoding (the payloads above) pass through untouched.
+* Never on the event loop for a large body: compressing megabytes takes a core for a good part of
+  a second, and every other request would wait. A one-piece body of ``OFFLOAD_SIZE`` bytes or more
+  is compressed in a worker thread at a fast level (``FAST``) before starlette-compress sees it;
+  routes that build large bodies in a thread anyway (``POST /api/attention``) compress them there
+  with ``compress_fast`` and set Content-Encoding themselves.
 
 A strong ETag names one exact byte sequence, so a compressed body's ETag is weak (``W/"…"``), as
 nginx does; If-None-Match compares weakly (RFC 9110), so 304s work whatever the coding.
@@ -20,13 +25,17 @@ import gzip
 import hashlib
 from dataclasses import dataclass, field
 
+import anyio
 import brotli
 import orjson
+import zstandard
 from fastapi import Request, Response
+from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette_compress import CompressMiddleware
 
 MINIMUM_SIZE = 500  # smaller bodies gain nothing from compression
+OFFLOAD_SIZE = 64 * 1024  # bodies this large are compressed in a worker thread, never on the event loop
 
 ENCODERS = {  # content-coding → compress; maximum effort, as each body is compressed only once
     "br": lambda body: brotli.compress(body, quality=11),
@@ -56,19 +65,38 @@ class Payload:
         if coding not in self._encoded:
             self._encoded[coding] = ENCODERS[coding](self.body)
         return self._encoded[coding]
+FAST = {  # content-coding → compress, at a fast level (about 0.1 s for 3 MB); the order of preference
+    "zstd": lambda body: zstandard.ZstdCompressor(level=1).compress(body),  # as starlette-compress
+    "br": lambda body: brotli.compress(body, quality=2),
+    "gzip": lambda body: gzip.compress(body, compresslevel=1, mtime=0),
+}
+COMPRESSIBLE = {b"application/json", b"text/html", b"text/css", b"text/javascript", b"application/javascript",
+                b"text/plain", b"image/svg+xml", b"application/xml", b"text/xml"}
 
 
 def choose_coding(request: Request) -> str | None:
     """The first of ENCODERS (br, gzip) that Accept-Encoding allows (q > 0, or via ``*``), else None."""
+    return pick_coding(request.headers.get("accept-encoding", ""), ENCODERS)
+
+
+def compress_fast(body: bytes, accept_encoding: str) -> tuple[bytes, str | None]:
+    """``body`` compressed with the first of FAST that Accept-Encoding allows, and that coding (or
+    the body as is and None). Blocking: call it from a worker thread."""
+    coding = pick_coding(accept_encoding, FAST)
+    return (body, None) if coding is None else (FAST[coding](body), coding)
+
+
+def pick_coding(accept_encoding: str, codings: dict) -> str | None:
+    """The first of ``codings`` that the Accept-Encoding value allows (q > 0, or via ``*``), else None."""
     quality: dict[str, float] = {}
-    for item in request.headers.get("accept-encoding", "").split(","):
+    for item in accept_encoding.split(","):
         name, _, params = item.partition(";")
         q = params.strip()
         try:
             quality[name.strip().lower()] = float(q[2:]) if q.startswith("q=") else 1.0
         except ValueError:
             quality[name.strip().lower()] = 0.0
-    return next((c for c in ENCODERS if quality.get(c, quality.get("*", 0.0)) > 0), None)
+    return next((c for c in codings if quality.get(c, quality.get("*", 0.0)) > 0), None)
 
 
 def cached_json(request: Request, payload: Payload, max_age: int) -> Response:
@@ -93,10 +121,11 @@ def cached_json(request: Request, payload: Payload, max_age: int) -> Response:
 
 
 class Compress:
-    """starlette-compress for every HTTP response, then ``weaken_etag_if_encoded``."""
+    """starlette-compress for every HTTP response (large one-piece bodies first compressed in a
+    thread by ``Offload``), then ``weaken_etag_if_encoded``."""
 
     def __init__(self, app: ASGIApp) -> None:
-        self.app = CompressMiddleware(app, minimum_size=MINIMUM_SIZE)
+        self.app = CompressMiddleware(Offload(app), minimum_size=MINIMUM_SIZE)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -116,3 +145,52 @@ def weaken_etag_if_encoded(headers: list[tuple[bytes, bytes]]) -> list[tuple[byt
     if not any(k.lower() == b"content-encoding" for k, _ in headers):
         return headers
     return [(k, b"W/" + v if k.lower() == b"etag" and not v.startswith(b"W/") else v) for k, v in headers]
+
+
+class Offload:
+    """Compresses a one-piece body of OFFLOAD_SIZE bytes or more in a worker thread (FAST), and sets
+    Content-Encoding so starlette-compress passes it on untouched. Streamed bodies (files) come in
+    pieces of at most 64 KiB, which starlette-compress handles quickly."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        accept = b",".join(v for k, v in scope.get("headers", []) if k == b"accept-encoding").decode("latin-1")
+        if scope["type"] != "http" or pick_coding(accept, FAST) is None:
+            await self.app(scope, receive, send)
+            return
+        start: Message | None = None
+
+        async def send_compressed(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start" and compressible(message):
+                start = message  # held until the body shows whether it is large and in one piece
+                return
+            if start is not None:
+                held, start = start, None
+                body = message.get("body", b"")
+                if (message["type"] == "http.response.body" and not message.get("more_body", False)
+                        and len(body) >= OFFLOAD_SIZE):
+                    body, coding = await anyio.to_thread.run_sync(compress_fast, body, accept)
+                    held = {**held, "headers": list(held.get("headers", []))}
+                    headers = MutableHeaders(scope=held)
+                    headers["Content-Encoding"] = coding
+                    headers["Content-Length"] = str(len(body))
+                    headers.add_vary_header("Accept-Encoding")
+                    message = {**message, "body": body}
+                await send(held)
+            await send(message)
+
+        await self.app(scope, receive, send_compressed)
+
+
+def compressible(start: Message) -> bool:
+    """A response start whose body may be compressed: a 2xx (not 204/205) of a text type, not
+    already encoded, not a range."""
+    if not 200 <= start.get("status", 200) < 300 or start.get("status") in (204, 205):
+        return False
+    headers = {k.lower(): v for k, v in start.get("headers", [])}
+    if b"content-encoding" in headers or b"content-range" in headers:
+        return False
+    return headers.get(b"content-type", b"").split(b";")[0].strip().lower() in COMPRESSIBLE

@@ -11,11 +11,11 @@ from attention_talk.web.settings import Settings
 from attention_talk.web.store import Store
 
 
-def get_store(request: Request) -> Store:
+async def get_store(request: Request) -> Store:  # async: no thread hop
     return request.app.state.store
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
@@ -25,7 +25,7 @@ DeckId = Annotated[str, Path(max_length=80, description="Deck id, e.g. attention
 SlideId = Annotated[str, Path(max_length=80, description="Slide id within the deck")]
 
 
-def get_deck(deck: DeckId, store: StoreDep) -> Deck:
+async def get_deck(deck: DeckId, store: StoreDep) -> Deck:
     found = store.decks.get(deck)
     if found is None:
         raise HTTPException(status_code=404, detail=f"unknown deck {deck!r}; known decks: "

@@ -37,9 +37,13 @@ async def validation_error_handler(request: Request, exc: RequestValidationError
 
 
 async def http_error_handler(request: Request, exc) -> JSON:
-    """Every HTTP error as JSON with a readable ``message`` (404s, 405s, 422s from routes)."""
+    """Every HTTP error as JSON with a readable ``message`` (404s, 405s, 422s from routes; a route's
+    dict ``detail`` carries its own ``message`` and is sent whole as ``detail``)."""
     detail = exc.detail if exc.detail is not None else "error"
-    message = detail if isinstance(detail, str) else str(detail)
+    if isinstance(detail, dict) and isinstance(detail.get("message"), str):  # a structured detail
+        message = detail["message"]
+    else:
+        message = detail if isinstance(detail, str) else str(detail)
     if isinstance(exc.__cause__, UnicodeDecodeError):
         message = detail = f"body: not valid UTF-8 ({exc.__cause__.reason} at byte {exc.__cause__.start})"
     elif message == HTTPStatus(exc.status_code).phrase:  # Starlette's bare "Not Found" and the like

@@ -1,17 +1,57 @@
-"""A request-body size limit (pure ASGI): 413 with a JSON message before the body is read."""
+"""Limits on what one request may take (pure ASGI and a small gate):
+
+* ``HeaderLimit``: a request line plus headers larger than the limit gets 431 (the server's parser
+  bounds a head that arrives in pieces, web/server.py; this catches one that arrived whole);
+* ``BodyLimit``: a request body larger than the limit gets 413 before it is read, and one that does
+  not arrive in full within ``timeout`` seconds gets 408 (a slow client cannot hold a worker);
+* ``Gate``: at most ``size`` heavy requests compute at once; a request that cannot get a slot
+  within ``wait`` seconds gets 503 with ``Retry-After`` and a JSON message saying why.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from attention_talk.web.responses import JSON
 
+CLOSE = {"Connection": "close"}  # the rest of the body is never read, so the connection cannot be reused
 
-class BodyLimit:
+
+def head_size(scope: Scope) -> int:
+    """The bytes of the request line and headers as sent (give or take the line endings)."""
+    line = len(scope["method"]) + len(scope.get("raw_path") or scope["path"].encode()) + 12
+    query = len(scope.get("query_string", b""))
+    return line + query + sum(len(k) + len(v) + 4 for k, v in scope.get("headers", []))
+
+
+def head_too_large(max_bytes: int) -> str:
+    return f"headers: the request line and headers are larger than the limit of {max_bytes} bytes"
+
+
+class HeaderLimit:
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and head_size(scope) > self.max_bytes:
+            reason = head_too_large(self.max_bytes)
+            await JSON({"message": reason, "detail": reason}, status_code=431, headers=CLOSE)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+class BodyLimit:
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout: float = 10.0) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.timeout = timeout
 
     def too_large(self) -> str:
         return f"body: larger than the limit of {self.max_bytes} bytes"
@@ -24,18 +64,63 @@ class BodyLimit:
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
             reason = self.too_large() if declared.isdigit() else "content-length: not a number"
             status = 413 if declared.isdigit() else 400
-            await JSON({"message": reason, "detail": reason}, status_code=status)(scope, receive, send)
+            await JSON({"message": reason, "detail": reason}, status_code=status, headers=CLOSE)(
+                scope, receive, send)
             return
         received = 0
+        deadline: float | None = None  # set at the first read of the body
+        body_done = False
 
         async def counted_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, deadline, body_done
+            if body_done:  # after the body, receive() only waits for a disconnect: no deadline
+                return await receive()
+            if deadline is None:
+                deadline = anyio.current_time() + self.timeout
+            try:
+                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                    message = await receive()
+            except TimeoutError:
+                # Raised inside the route's body read, so the app's HTTP error handler answers.
+                raise HTTPException(status_code=408, headers=CLOSE, detail=(
+                    f"body: not received in full within {self.timeout:g} s "
+                    f"({received} bytes arrived); send it faster")) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
+                body_done = not message.get("more_body", False)
                 if received > self.max_bytes:
-                    # Raised inside the route's body read, so the app's HTTP error handler answers.
-                    raise HTTPException(status_code=413, detail=self.too_large())
+                    raise HTTPException(status_code=413, detail=self.too_large(), headers=CLOSE)
+            else:
+                body_done = True
             return message
 
         await self.app(scope, counted_receive, send)
+
+
+class Gate:
+    """At most ``size`` holders at once; ``slot()`` waits up to ``wait`` seconds, then 503."""
+
+    def __init__(self, size: int, wait: float, what: str) -> None:
+        self.size = size
+        self.wait = wait
+        self.what = what
+        self._semaphore = anyio.Semaphore(size)
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        try:
+            self._semaphore.acquire_nowait()
+        except anyio.WouldBlock:
+            acquired = False
+            with anyio.move_on_after(self.wait):
+                await self._semaphore.acquire()
+                acquired = True
+            if not acquired:
+                retry = max(1, math.ceil(self.wait))
+                raise HTTPException(status_code=503, headers={"Retry-After": str(retry)}, detail=(
+                    f"busy: all {self.size} slots for {self.what} stayed taken for {self.wait:g} s; "
+                    f"retry in {retry} s")) from None
+        try:
+            yield
+        finally:
+            self._semaphore.release()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from attention_talk.web.schemas import StrictBody
 
 MAX_TEXT_CHARS = 2000  # a cheap bound before tokenizing; the real limit is MAX_TOKENS tokens
 MAX_WEIGHTS = 2**18  # attention weights per response: layers × heads × n² (about 2 MB of JSON)
@@ -26,10 +28,9 @@ class ModelInfo(BaseModel):
     loaded: bool = Field(description="The weights are in memory (false while they load in the background).")
 
 
-class ModelAttentionRequest(BaseModel):
+class ModelAttentionRequest(StrictBody):
     """A text for the real model, and which attention maps to return."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
 
     text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS,
                       description="The text; at most 64 tokens. No control characters but newline, tab, return.")

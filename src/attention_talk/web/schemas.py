@@ -2,16 +2,21 @@
 checks every response against it). Routes that send precomputed bytes name these in
 ``responses=`` instead of validating their output again; the store builds those bytes from these
 same models (``Manifest.of``, ``DeckSummary.of``, ``SlideFrames``), so the schema and the bytes
-cannot drift."""
+cannot drift.
+
+Every JSON request body is a ``StrictBody``: a boolean must be a JSON boolean, a number a JSON number
+(an integer is fine where a float is asked for), a string a string; nothing is coerced, and unknown
+fields are refused. (Query and path parameters arrive as strings and are parsed as usual.)"""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from attention_talk.frames.model import Frame
+from attention_talk.playground import DEFAULT_INCLUDE, TENSORS
 
 if TYPE_CHECKING:
     from attention_talk.deck import Deck
@@ -19,16 +24,22 @@ if TYPE_CHECKING:
 Matrix = list[list[float | None]]
 MAX_TOKENS = 64
 MAX_D_MODEL = 512
+TensorName = Literal["q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]
+assert get_args(TensorName) == TENSORS, "TensorName must list playground.TENSORS, in order"
 
 
 # ---------------------------------------------------------------------------------------------
 # requests
 
 
-class AttentionRequest(BaseModel):
-    """Tokens and settings for one multi-head attention layer with random projections."""
+class StrictBody(BaseModel):
+    """The base of every JSON request body: strict types, no unknown fields."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class AttentionRequest(StrictBody):
+    """Tokens and settings for one multi-head attention layer with random projections."""
 
     tokens: list[Annotated[str, Field(min_length=1, max_length=40)]] | None = Field(
         default=None, min_length=1, max_length=MAX_TOKENS, description="The tokens, in order.")
@@ -43,6 +54,13 @@ class AttentionRequest(BaseModel):
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Seed for the random weights.")
     digits: int = Field(default=6, ge=1, le=15, description="Decimal places of every number returned "
                         "(6 keeps weights' row sums within 1e-5 of 1 and the response small).")
+    include: list[TensorName] = Field(
+        default_factory=lambda: list(DEFAULT_INCLUDE), max_length=2 * len(TENSORS),
+        description="The tensors to return: per head any of q, k, v, scores, masked, weights, output; for "
+                    "the layer concat (the heads side by side) and final (the output, `output` in the "
+                    f"response). Default: {', '.join(DEFAULT_INCLUDE)} (what a lab view draws). The "
+                    "response may hold at most ATTENTION_TALK_MAX_RESPONSE_NUMBERS numbers (default "
+                    "300,000); a larger request gets a 422 naming the fields to reduce.")
 
     @field_validator("temperature")
     @classmethod
@@ -153,27 +171,36 @@ class Costs(BaseModel):
     counts: dict[str, Count]
 
 
+def _only(name: str, what: str) -> Any:
+    return Field(default=None, description=f"{what} Present only when include names {name!r}.")
+
+
 class Head(BaseModel):
-    head: int
-    q: Matrix
-    k: Matrix
-    v: Matrix
-    scores: Matrix
-    masked: Matrix = Field(description="null where the causal mask put −∞.")
-    weights: Matrix
-    output: Matrix
+    """One head's tensors: only those the request's include names are present."""
+
+    head: int = Field(description="1-based head number.")
+    q: Matrix | None = _only("q", "Queries X·W_Q, (n, d_k).")
+    k: Matrix | None = _only("k", "Keys X·W_K, (n, d_k).")
+    v: Matrix | None = _only("v", "Values X·W_V, (n, d_k).")
+    scores: Matrix | None = _only("scores", "Q·Kᵀ, (n, n).")
+    masked: Matrix | None = _only("masked", "Scaled scores with the mask; null where the causal mask put −∞.")
+    weights: Matrix | None = _only("weights", "softmax(masked / temperature), rows sum to 1, (n, n).")
+    output: Matrix | None = _only("output", "weights · V, (n, d_k).")
 
 
 class AttentionChain(BaseModel):
+    """The chain for the request's tokens; the tensors are those named in ``include``."""
+
     tokens: list[str]
     d_model: int
     heads: int
     d_k: int
     digits: int
+    include: list[TensorName] = Field(description="The tensors this response carries, in TENSORS order.")
     scale: float
     per_head: list[Head]
-    concat: Matrix
-    output: Matrix
+    concat: Matrix | None = _only("concat", "The heads' outputs side by side, (n, h·d_k).")
+    output: Matrix | None = _only("final", "The layer's output concat · W_O, (n, d_model).")
     costs: dict[str, Count]
 
 
@@ -183,5 +210,12 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (404, "Unknown deck, slide or path"),
         (413, "The body is larger than ATTENTION_TALK_MAX_BODY_BYTES"),
         (422, "A field is missing, of the wrong type or out of range"),
+    ]
+}
+BUSY: dict[int | str, dict[str, Any]] = {
+    code: {"model": Error, "description": why} for code, why in [
+        (408, "The body did not arrive within ATTENTION_TALK_BODY_TIMEOUT seconds"),
+        (503, "Every slot for this work is busy (ATTENTION_TALK_ATTENTION_CONCURRENCY); retry after "
+              "the Retry-After header's seconds"),
     ]
 }

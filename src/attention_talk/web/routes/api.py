@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import anyio
+import orjson
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
 
 from attention_talk.engine.costs import PRESETS, costs
-from attention_talk.playground import chain_json, run_chain
-from attention_talk.web.compression import cached_json
+from attention_talk.playground import chain_json, response_numbers, run_chain
+from attention_talk.web.compression import cached_json, compress_fast
 from attention_talk.web.deps import DeckDep, SettingsDep, SlideId, StoreDep
 from attention_talk.web.responses import JSON
 from attention_talk.web.schemas import (
+    BUSY,
     ERRORS,
     AttentionChain,
     AttentionRequest,
@@ -32,7 +35,7 @@ def ok(model: type) -> dict:
 
 
 @router.get("/healthz", tags=["meta"], response_model=Health)
-def healthz() -> dict:
+async def healthz() -> dict:
     """Liveness: the app is up and its frames are loaded."""
     return {"status": "ok"}
 
@@ -59,15 +62,51 @@ def slide_frames(deck: DeckDep, slide: SlideId, store: StoreDep, request: Reques
     return cached_json(request, payload, settings.frames_max_age)
 
 
-@router.post("/api/attention", tags=["engine"], responses=ok(AttentionChain))
-def attention(req: AttentionRequest) -> JSON:
-    """The whole chain for your tokens: per head q, k, v, scores, masked, weights, output; then
-    the concatenation, the final output and the costs."""
+@router.post("/api/attention", tags=["engine"], responses={**ok(AttentionChain), **BUSY})
+async def attention(req: AttentionRequest, request: Request, settings: SettingsDep) -> Response:
+    """The chain for your tokens: per head q, k, v, scores, masked, weights, output; then the
+    concatenation, the final output and the costs. Only the tensors named in ``include`` come back
+    (default: scores, masked, weights and final), at most ATTENTION_TALK_MAX_RESPONSE_NUMBERS numbers.
+    The work runs in a worker thread, at most ATTENTION_TALK_ATTENTION_CONCURRENCY at once; when
+    every slot stays busy, 503 with Retry-After."""
     d_k = req.d_k or req.d_model // req.heads
+    refuse_if_too_large(req, d_k, settings.max_response_numbers)
+    async with request.app.state.attention_gate.slot():
+        body, coding = await anyio.to_thread.run_sync(
+            attention_body, req, d_k, request.headers.get("accept-encoding", ""))
+    return Response(body, media_type="application/json", headers={
+        "Vary": "Accept-Encoding", **({"Content-Encoding": coding} if coding else {})})
+
+
+def attention_body(req: AttentionRequest, d_k: int, accept_encoding: str) -> tuple[bytes, str | None]:
+    """The response bytes, compressed as the client accepts (blocking: runs in a worker thread).
+    orjson writes the NumPy arrays directly, far faster than validating them again."""
     chain = run_chain(req.token_list, d_model=req.d_model, heads=req.heads, d_k=d_k, causal=req.causal,
                       temperature=req.temperature, seed=req.seed)
-    # Sent as is: orjson writes the NumPy arrays directly, far faster than validating them again.
-    return JSON(chain_json(chain, d_model=req.d_model, heads=req.heads, d_k=d_k, digits=req.digits))
+    data = chain_json(chain, d_model=req.d_model, heads=req.heads, d_k=d_k, digits=req.digits,
+                      include=req.include)
+    return compress_fast(orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY), accept_encoding)
+
+
+def refuse_if_too_large(req: AttentionRequest, d_k: int, limit: int) -> None:
+    """422 naming the fields to reduce when the response would hold more than ``limit`` numbers."""
+    n = len(req.token_list)
+    numbers = response_numbers(n, d_model=req.d_model, heads=req.heads, d_k=d_k, include=req.include)
+    if numbers <= limit:
+        return
+    wanted = set(req.include)
+    fields = [f"tokens ({n})"]
+    if wanted - {"final"}:
+        fields.append(f"heads ({req.heads})")
+    if wanted & {"q", "k", "v", "output", "concat"}:
+        fields.append(f"d_k ({d_k})")
+    if "final" in wanted:
+        fields.append(f"d_model ({req.d_model})")
+    names = ", ".join(f.split()[0] for f in fields)
+    message = (f"{names}, include: the response would hold {numbers:,} numbers, more than the limit of "
+               f"{limit:,}; reduce {', '.join(fields)} or include fewer tensors ({', '.join(sorted(wanted))})")
+    raise HTTPException(status_code=422, detail={
+        "message": message, "numbers": numbers, "limit": limit, "reduce": [*names.split(", "), "include"]})
 
 
 @router.get("/api/costs", tags=["engine"], response_model=Costs)

@@ -1,0 +1,82 @@
+"""A real server for wire-level tests: ``attention-talk serve`` in a subprocess on a free loopback
+port (h11, the settings' limits, exactly as deployed), and raw-socket helpers to talk to it.
+The ``served`` fixture (conftest.py) starts one per test session and stops it after."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Short timeouts so the tests are quick; everything else is the default.
+ENV = {"ATTENTION_TALK_BODY_TIMEOUT": "1.5", "ATTENTION_TALK_HEADER_TIMEOUT": "1.5",
+       "ATTENTION_TALK_WORKERS": "1", "ATTENTION_TALK_ACCESS_LOG": "false", "ATTENTION_TALK_LOG_LEVEL": "error"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(env: dict[str, str] | None = None, timeout: float = 120) -> Iterator[str]:
+    """``attention-talk serve`` on a free port; yields its base URL once /healthz answers."""
+    port = free_port()
+    full_env = {**os.environ, **ENV, **(env or {}),
+                "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "attention_talk", "serve", "--host", "127.0.0.1",
+                             "--port", str(port)], env=full_env, cwd=ROOT, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("attention-talk serve did not start") from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def connect(url: str, timeout: float = 10) -> socket.socket:
+    host, port = url.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=timeout)
+
+
+def read_response(sock: socket.socket) -> tuple[int | None, bytes]:
+    """The status and everything the server sent until it closed (None: closed without a word)."""
+    data = b""
+    with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+        while chunk := sock.recv(65536):
+            data += chunk
+    if not data.startswith(b"HTTP/1."):
+        return None, data
+    return int(data.split(b" ", 2)[1]), data
+
+
+def send_all(sock: socket.socket, data: bytes) -> bool:
+    """Send ``data``; False when the server has closed the connection meanwhile."""
+    try:
+        sock.sendall(data)
+    except (BrokenPipeError, ConnectionResetError):
+        return False
+    return True
