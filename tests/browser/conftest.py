@@ -38,8 +38,8 @@ def browser_context_args(browser_context_args):
 @pytest.fixture(scope="module")
 def context(browser, browser_context_args):
     """One browser context per test module (pytest-playwright makes one per test): its HTTP cache
-    keeps the player's ~50 ES modules, so after a module's first test a page loads in a fraction of
-    the time. Each test still gets a fresh page; see ``page``."""
+    keeps the player's ~50 ES modules and the frames between the module's tests, instead of
+    fetching them again for every test. Each test still gets a fresh page; see ``page``."""
     context = browser.new_context(**browser_context_args)
     yield context
     context.close()

@@ -60,8 +60,9 @@ def open_speaker(page, base: str, deck: str = DEMO):
 
 
 def position(page, root: str = "#player") -> tuple[str, str]:
-    el = page.locator(root)
-    return el.get_attribute("data-slide"), el.get_attribute("data-step")
+    """(data-slide, data-step) of ``root``, in one round trip."""
+    return tuple(page.evaluate("r => { const el = document.querySelector(r); "
+                               "return [el.getAttribute('data-slide'), el.getAttribute('data-step')]; }", root))
 
 
 def wait_position(page, slide: str, step: int, root: str = "#player") -> None:
@@ -270,9 +271,10 @@ def _visible(page, selector: str) -> bool:
 
 def go_to(page, hash_: str) -> None:
     """Start a check from a known step, with nothing open (faster than reloading the page)."""
-    page.evaluate("""h => { const p = window.attentionTalk.player; const [s, t] = h.slice(2).split("/");
-        p.set({ paused: false, overview: false }); p.go(Number(s), Number(t)); p.perform("close"); }""", hash_)
-    assert page.evaluate("location.hash") == hash_
+    reached = page.evaluate("""h => { const p = window.attentionTalk.player; const [s, t] = h.slice(2).split("/");
+        p.set({ paused: false, overview: false }); p.go(Number(s), Number(t)); p.perform("close");
+        return location.hash; }""", hash_)
+    assert reached == hash_
 
 
 def check_key(page, action: str, key: str) -> None:
