@@ -89,7 +89,7 @@ export class StageController extends Controller {
     if (!this.shown || !this.bar) return;
     const [section, frame] = this.shown;
     const head = section.querySelector(".slide-head");
-    const minTop = head ? head.offsetTop + head.offsetHeight + 8 : 0;
+    const minTop = head ? head.offsetTop + head.offsetHeight + 20 : 0;
     applyRoom(section, room(contentSpan(frame), minTop, this.bar.offsetTop));
   }
 }
