@@ -5,8 +5,9 @@
   visible at once: sampled every animation frame through the transitions that move most.
 - With reduced motion, stepping through every step of both decks starts no transition and no
   animation (document.getAnimations() stays empty).
-- The motions themselves: the mask sweeps cell by cell, the softmax weights grow as bars, and a
-  ghost query row and key column travel into their score cell."""
+- The motions themselves: the mask sweeps cell by cell, the softmax weights grow as bars, a
+  ghost query row and key column travel into their score cell, and the value rows travel into
+  the output row, each as strong as its weight."""
 
 from __future__ import annotations
 
@@ -118,4 +119,6 @@ def test_the_motions_explain(browser, server_url) -> None:
     assert delays["0,1"] == delays["5,6"]
     bars = [m for m in motions_after(page, server_url, "#/12/1") if m.startswith("rect cell")]
     assert len(bars) >= 49                                         # the weights grow out as bars
+    mixing = motions_after(page, server_url, "#/12/3")              # the value rows add into "dog"'s row
+    assert sum(m.startswith("ghost kind-value") for m in mixing) == 7
     ctx.close()

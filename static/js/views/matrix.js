@@ -2,7 +2,7 @@
 // to the next moves and recolours (CSS transitions); a new one fades in; a gone one fades out.
 import { number, shape } from "../lib/format.js";
 import { reducedMotion, svg } from "./dom.js";
-import { appendRows, fadeIn, fadeOut, growBars, meet, phases, sweepMask } from "./motion.js";
+import { appendRows, fadeIn, fadeOut, growBars, meet, mix, phases, sweepMask } from "./motion.js";
 
 const TITLE_H = 34, COL_H = 28, GAP = 0.6, MAX_CW = 112, MAX_CH = 58;
 // Stage units: the stage is 1600 wide, so 20 units are 16 CSS px on a 1280-wide window.
@@ -212,7 +212,8 @@ export function renderTensors(canvas, tensors) {
     if (fresh) fadeIn(g, ph.enter);
     explain(g, t, before, swept, fresh ? ph.enter : ph.move);
   }
-  if (animate) meetInCell(canvas, drawn, existing, ph.enter);
+  if (animate) meetInCell(canvas, drawn, existing, ph.enter + 200);
+  if (animate) mixIntoRow(canvas, drawn, ph.enter + 300);
   return ph;
 }
 
@@ -248,6 +249,26 @@ function meetInCell(canvas, drawn, existing, delay) {
     meet(canvas, { row: lineRect(q.t, q.L, "row", r), col: lineRect(k.t, k.L, "col", c), cell, target,
       kinds: [q.t.kind, k.t.kind] }, delay);
   }
+}
+
+/** A weights row in focus, the value rows beside it and the output row it makes, newly shown:
+ * the value rows, each as strong as its weight, travel into the output row. */
+function mixIntoRow(canvas, drawn, delay) {
+  const all = [...drawn.values()];
+  const w = all.find((d) => d.t.kind === "weights" && d.t.highlight.rows.length === 1);
+  const v = all.find((d) => d.t.kind === "value");
+  if (!w || !v) return;
+  const r = w.t.highlight.rows[0];
+  const o = all.find((d) => d.t.kind === "output" && d.t.highlight.rows.includes(r));
+  if (!o || o.g.dataset.mixed === String(r)) return;
+  o.g.dataset.mixed = String(r);
+  const i = w.t.row_index.indexOf(r);
+  const rows = v.t.row_index.filter((vr) => w.t.col_index.includes(vr));
+  if (i < 0 || !rows.length || !o.t.row_index.includes(r)) return;
+  mix(canvas, { rows: rows.map((vr) => lineRect(v.t, v.L, "row", vr)),
+    weights: rows.map((vr) => w.t.values[i][w.t.col_index.indexOf(vr)] ?? 0),
+    out: lineRect(o.t, o.L, "row", r), kind: v.t.kind,
+    target: [...o.g.querySelectorAll(`.cell[data-r="${r}"] text`)] }, delay);
 }
 
 /** A cell, a whole row or a whole column of a drawn tensor, in canvas units. */

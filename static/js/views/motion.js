@@ -59,26 +59,36 @@ export function appendRows(rows, delay) {
   });
 }
 
+/** A translucent ghost of rectangle `from` travels onto rectangle `to` (canvas units) and fades. */
+export function travel(canvas, from, to, kind, delay, { peak = 0.9, duration = 1100 } = {}) {
+  const g = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+  for (const [k, v] of Object.entries({ x: from.x, y: from.y, width: from.w, height: from.h, rx: 6 })) g.setAttribute(k, v);
+  g.setAttribute("class", `ghost kind-${kind}`);
+  canvas.appendChild(g);
+  const at = `translate(${to.x - from.x}px, ${to.y - from.y}px) scale(${to.w / from.w}, ${to.h / from.h})`;
+  g.style.transformOrigin = `${from.x}px ${from.y}px`;
+  const a = g.animate([
+    { transform: "none", opacity: 0 },
+    { transform: "none", opacity: peak, offset: 0.2 },
+    { transform: at, opacity: peak, offset: 0.85 },
+    { transform: at, opacity: 0 },
+  ], { duration, delay, easing: "ease-in-out", fill: "both" });
+  a.finished.then(() => g.remove(), () => g.remove());
+  return a;
+}
+
 /** A ghost of the query row and of the key column travel into the score cell and vanish; the
  * cell's value appears as they arrive. Rectangles in canvas units. */
 export function meet(canvas, { row, col, cell, target, kinds }, delay) {
-  const ghosts = [[row, kinds[0]], [col, kinds[1]]].map(([r, kind]) => {
-    const g = document.createElementNS("http://www.w3.org/2000/svg", "rect");
-    for (const [k, v] of Object.entries({ x: r.x, y: r.y, width: r.w, height: r.h, rx: 6 })) g.setAttribute(k, v);
-    g.setAttribute("class", `ghost kind-${kind}`);
-    canvas.appendChild(g);
-    const sx = cell.w / r.w, sy = cell.h / r.h;
-    const dx = cell.x - r.x, dy = cell.y - r.y;
-    g.style.transformOrigin = `${r.x}px ${r.y}px`;
-    const a = g.animate([
-      { transform: "none", opacity: 0 },
-      { transform: "none", opacity: 0.9, offset: 0.2 },
-      { transform: `translate(${dx}px, ${dy}px) scale(${sx}, ${sy})`, opacity: 0.9, offset: 0.85 },
-      { transform: `translate(${dx}px, ${dy}px) scale(${sx}, ${sy})`, opacity: 0 },
-    ], { duration: 900, delay, easing: "ease-in-out", fill: "both" });
-    a.finished.then(() => g.remove(), () => g.remove());
-    return a;
-  });
-  target.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 240, delay: delay + 760, fill: "backwards" });
-  return ghosts;
+  travel(canvas, row, cell, kinds[0], delay);
+  travel(canvas, col, cell, kinds[1], delay);
+  target.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 240, delay: delay + 930, fill: "backwards" });
+}
+
+/** Each value row, as strong as its weight, travels into the output row and adds up there. */
+export function mix(canvas, { rows, weights, out, kind, target }, delay) {
+  rows.forEach((r, j) => travel(canvas, r, out, kind, delay + j * 110,
+    { peak: 0.12 + 0.8 * Math.max(0, Math.min(1, weights[j])), duration: 1000 }));
+  const end = delay + (rows.length - 1) * 110 + 850;
+  for (const t of target) t.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: end, fill: "backwards" });
 }
