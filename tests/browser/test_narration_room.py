@@ -1,6 +1,6 @@
 """With the narration on (T), the caption bar's words never cover the drawing: on every step of
 both decks no line of the caption or narration intersects a matrix, widget or note. The drawing
-shifts up and, if it must, shrinks (views/room.js) instead."""
+shrinks towards the top (views/room.js) instead, its layers staying inside the stage."""
 
 from __future__ import annotations
 
@@ -24,6 +24,12 @@ COVERED = """() => {
       const h = Math.min(b.bottom, l.bottom) - Math.max(b.top, l.top);
       if (w > 2 && h > 2) { hits.push(el.dataset.tensor || el.dataset.widget || el.dataset.note); break; }
     }
+  }
+  const stage = document.querySelector('#stage').getBoundingClientRect();
+  for (const el of document.querySelectorAll('.slide.active .canvas, .slide.active .widget-layer, .slide.active .notes-layer')) {
+    const b = el.getBoundingClientRect();
+    if (b.left < stage.left - 1 || b.top < stage.top - 1 || b.right > stage.right + 1 || b.bottom > stage.bottom + 1)
+      hits.push('outside the stage: ' + el.getAttribute('class'));
   }
   return hits;
 }"""
