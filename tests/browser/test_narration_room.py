@@ -26,7 +26,8 @@ COVERED = """() => {
     }
   }
   const stage = document.querySelector('#stage').getBoundingClientRect();
-  for (const el of document.querySelectorAll('.slide.active .canvas, .slide.active .widget-layer, .slide.active .notes-layer')) {
+  const layers = '.slide.active .canvas, .slide.active .widget-layer, .slide.active .notes-layer';
+  for (const el of document.querySelectorAll(layers)) {
     const b = el.getBoundingClientRect();
     if (b.left < stage.left - 1 || b.top < stage.top - 1 || b.right > stage.right + 1 || b.bottom > stage.bottom + 1)
       hits.push('outside the stage: ' + el.getAttribute('class'));
