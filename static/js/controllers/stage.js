@@ -4,6 +4,7 @@
 // can explain. It also scales the stage to the window.
 import { STAGE_H, STAGE_W } from "../lib/stage-size.js";
 import { drawFrame } from "../views/frame.js";
+import { applyRoom, contentSpan, room } from "../views/room.js";
 import { Controller } from "./controller.js";
 
 /** A step's words while its frame is still on the way: the manifest's caption, no narration yet. */
@@ -21,16 +22,24 @@ export class StageController extends Controller {
     this.derivations = derivations;
     this.stage = root.querySelector(".stage");
     this._onResize = () => this.fit();
+    this.bar = root.querySelector(".caption-bar");
+    this.shown = null; // [section, frame] on screen, for makeRoom when the caption bar changes size
+    this.barWatch = typeof ResizeObserver === "function" && this.bar ? new ResizeObserver(() => this.makeRoom()) : null;
   }
 
   bind() {
     super.bind();
     window.addEventListener("resize", this._onResize);
+    this.barWatch?.observe(this.bar);
     this.fit();
     return this;
   }
 
-  unbind() { super.unbind(); window.removeEventListener("resize", this._onResize); }
+  unbind() {
+    super.unbind();
+    window.removeEventListener("resize", this._onResize);
+    this.barWatch?.disconnect();
+  }
 
   fit() {
     const scale = Math.min(window.innerWidth / STAGE_W, window.innerHeight / STAGE_H);
@@ -67,9 +76,20 @@ export class StageController extends Controller {
   apply(section, frame) {
     drawFrame(section, frame);
     this.showWords(frame);
+    this.shown = [section, frame];
+    this.makeRoom();
     this.derivations?.attach(section, frame);
     this.root.dispatchEvent(new CustomEvent("framedrawn", { detail: { slide: frame.slide, step: frame.step } }));
   }
 
   showWords(words) { this.caption?.show(words); }
+
+  /** Keep the drawing clear of the caption bar (it grows with a long caption or the narration). */
+  makeRoom() {
+    if (!this.shown || !this.bar) return;
+    const [section, frame] = this.shown;
+    const head = section.querySelector(".slide-head");
+    const minTop = head ? head.offsetTop + head.offsetHeight + 20 : 0;
+    applyRoom(section, room(contentSpan(frame), minTop, this.bar.offsetTop));
+  }
 }

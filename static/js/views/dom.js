@@ -39,4 +39,7 @@ export function arrowDefs(root) {
   svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }, m);
 }
 
-export const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+/** No motion: the user asked for less, or `el` sits in a stage that must show final states at once
+ * (.still: speaker-view previews, overview thumbnails, print pages). */
+export const reducedMotion = (el = null) => window.matchMedia("(prefers-reduced-motion: reduce)").matches
+  || Boolean(el?.closest?.(".still"));

@@ -9,10 +9,11 @@ import { renderWidgets } from "./widget-views.js";
 
 export function drawFrame(section, frame) {
   const canvas = section.querySelector(".canvas");
-  if (canvas) renderTensors(canvas, frame.tensors);
-  if (canvas) renderSymbols(canvas, frame.symbols || []);
+  // What is new (notes, widgets) enters with the new matrices, after what leaves has left.
+  const { enter } = canvas ? renderTensors(canvas, frame.tensors) : { enter: 0 };
+  if (canvas) renderSymbols(canvas, frame.symbols || [], enter);
   const layer = section.querySelector(".notes-layer");
-  if (layer) renderNotes(layer, frame.notes);
-  renderWidgets(section.querySelector(".widget-layer"), frame.widgets, { frame, section });
+  if (layer) renderNotes(layer, frame.notes, enter);
+  renderWidgets(section.querySelector(".widget-layer"), frame.widgets, { frame, section, enter });
   renderCounters(section.querySelector(".counters"), frame.counters);
 }

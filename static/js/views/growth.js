@@ -1,7 +1,7 @@
 // The map grows with the square of the context: each doubling makes the old map one quarter of
 // the new one. Every figure comes from the frame (the cost model); the slider only picks a row.
 import { bytes, count, number } from "../lib/format.js";
-import { label, surface, svg } from "./dom.js";
+import { label, reducedMotion, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
 function drawSquare(root, sizes, index, S, x0, y0) {
@@ -29,11 +29,23 @@ function drawSquare(root, sizes, index, S, x0, y0) {
     "text-anchor": "middle" });
 }
 
+/** The n² square grows: the new square opens out from the old one's corner, then the dashed
+ * quarters and the new size appear (transform and opacity only; none with reduced motion). */
+function grow(root, ratio, x0, y0) {
+  const ease = "cubic-bezier(.2, .7, .2, 1)";
+  const square = root.querySelector(".growth-square");
+  square.style.transformOrigin = `${x0}px ${y0}px`;
+  square.animate([{ transform: `scale(${ratio})` }, { transform: "scale(1)" }], { duration: 700, easing: ease });
+  for (const el of root.querySelectorAll(".growth-grid, .growth-label")) {
+    el.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: 600, fill: "backwards" });
+  }
+}
+
 const ROWS = [
   ["context n", (s) => `${count(s.n)} tokens`],
   ["cells in the map (one head)", (s) => count(s.cells)],
   ["memory for one head's map", (s) => bytes(s.bytes)],
-  ["QKᵀ + weights×V FLOPs per token", (s) => count(s.context_flops)],
+  ["Q·Kᵀ + A·V FLOPs per token", (s) => count(s.context_flops)],
   ["projection FLOPs per token", (s) => count(s.projection_flops)],
 ];
 
@@ -105,6 +117,9 @@ function render(el, w) {
       ? `${count(s.cells)} ÷ ${count(sizes[index - 1].cells)} = ${number(s.cells / sizes[index - 1].cells, 2)}× the cells`
       : "one score per pair of tokens";
     drawSquare(root, sizes, index, S, 40, 60);
+    const before = Number(el.dataset.shown ?? index);
+    if (index > before && index > 0 && !reducedMotion(el)) grow(root, sizes[index - 1].n / s.n, 40, 60);
+    el.dataset.shown = String(index);
     if (slider) {
       slider.value = String(index);
       slider.setAttribute("aria-valuetext", `${count(s.n)} tokens`);

@@ -1,7 +1,8 @@
 // Operators between matrices (×, =, +, ÷ 11.31): large SVG text keyed by id, fading in and out.
-import { svg } from "./dom.js";
+import { reducedMotion, svg } from "./dom.js";
+import { fadeIn } from "./motion.js";
 
-export function renderSymbols(canvas, symbols) {
+export function renderSymbols(canvas, symbols, enterDelay = 0) {
   if (!canvas) return;
   const existing = new Map([...canvas.querySelectorAll(":scope > .symbol")].map((el) => [el.dataset.symbol, el]));
   for (const s of symbols) {
@@ -10,6 +11,7 @@ export function renderSymbols(canvas, symbols) {
     if (!el) {
       el = svg("text", { class: "symbol" }, canvas);
       el.dataset.symbol = s.id;
+      if (!reducedMotion(canvas)) fadeIn(el, enterDelay);
     }
     el.setAttribute("class", `symbol kind-${s.kind}`);
     el.setAttribute("x", s.x);

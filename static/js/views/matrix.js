@@ -2,8 +2,11 @@
 // to the next moves and recolours (CSS transitions); a new one fades in; a gone one fades out.
 import { number, shape } from "../lib/format.js";
 import { reducedMotion, svg } from "./dom.js";
+import { appendRows, fadeIn, fadeOut, growBars, meet, mix, phases, sweepMask } from "./motion.js";
 
 const TITLE_H = 34, COL_H = 28, GAP = 0.6, MAX_CW = 112, MAX_CH = 58;
+// Stage units: the stage is 1600 wide, so 20 units are 16 CSS px on a 1280-wide window.
+const MIN_FONT = 20, MIN_INDEX_FONT = 17.5, MAX_FONT = 24, MONO_EM = 0.62;
 
 function positions(indices, unit) {
   // x (or y) offset of each displayed index; a jump in the index leaves a gap drawn with "…".
@@ -29,9 +32,31 @@ function layout(t) {
   const gw = t.box.w - rowW, gh = t.box.h - TITLE_H - COL_H;
   const cw = Math.min(MAX_CW, gw / (t.cols.length + GAP * countGaps(t.col_index)));
   const ch = Math.min(MAX_CH, gh / (t.rows.length + GAP * countGaps(t.row_index)));
-  const longestValue = Math.max(...t.values.flat().map((v) => number(v, t.digits).length), 1);
-  const font = Math.max(9, Math.min(ch * 0.5, (cw - 8) / (longestValue * 0.7), 24));
-  return { rowW, cw, ch, font, cols: positions(t.col_index, cw), rows: positions(t.row_index, ch) };
+  const { digits, font } = cellType(t, cw, ch);
+  return { rowW, cw, ch, font, digits, cols: positions(t.col_index, cw), rows: positions(t.row_index, ch) };
+}
+
+/** The cells' font size and how many decimals fit: never under MIN_FONT stage units (16 CSS px on a
+ * 1280-wide window); a cell too narrow for the frame's digits at that size shows fewer decimals
+ * (its derivation panel still shows every digit). */
+export function cellType(t, cw, ch) {
+  const fit = (digits) => {
+    const longest = Math.max(...t.values.flat().map((v) => number(v, digits).length), 1);
+    return Math.min(ch * 0.68, (cw - 10) / (longest * MONO_EM), MAX_FONT);
+  };
+  let digits = t.digits;
+  while (digits > 0 && fit(digits) < MIN_FONT && keepsValues(t, digits - 1)) digits--;
+  // Still too narrow: the builder's box is too small for its cells (the chapter widens it); the
+  // text shrinks to fit rather than run into its neighbours, never under the index numbers' size.
+  return { digits, font: Math.max(MIN_INDEX_FONT, fit(digits)) };
+}
+
+/** Fewer decimals must not wipe the numbers out: at most a quarter of the non-zero values may
+ * show as zero. */
+function keepsValues(t, digits) {
+  const nonzero = t.values.flat().filter((v) => v !== null && v !== 0);
+  const wiped = nonzero.filter((v) => Number(Math.abs(v).toFixed(digits)) === 0).length;
+  return wiped <= nonzero.length / 4;
 }
 
 function valueRange(t) {
@@ -40,8 +65,9 @@ function valueRange(t) {
 }
 
 function alphaOf(t, v, range) {
-  if (v === null) return 0.22;
-  if (t.heat) return 0.1 + 0.62 * ((v - range.min) / (range.max - range.min || 1));
+  if (v === null) return 0.16;
+  // Capped at 0.5: the cell's text keeps ≥ 4.5:1 on the hottest cell in both themes.
+  if (t.heat) return 0.08 + 0.42 * ((v - range.min) / (range.max - range.min || 1));
   return 0.06 + 0.3 * (Math.abs(v) / range.absMax);
 }
 
@@ -55,9 +81,9 @@ function highlightSets(t) {
 /** Build (or rebuild) the inside of a tensor group. */
 function buildTensor(g, t, L) {
   g.replaceChildren();
-  const title = svg("text", { class: `tensor-title kind-${t.kind}`, x: 0, y: 24 }, g);
-  title.textContent = t.label;
-  svg("tspan", { class: "tensor-shape", dx: 14 }, title).textContent = shape(t.shape);
+  const title = svg("text", { class: "tensor-title", x: 0, y: 24 }, g);
+  title.append(document.createTextNode(""));
+  svg("tspan", { class: "tensor-shape", dx: 14 }, title);
   const tokenCols = t.cols.some((c) => /[^\d,]/.test(c));
   const tokenRows = t.rows.some((r) => /[^\d,]/.test(r));
   const gx = L.rowW, gy = TITLE_H + COL_H;
@@ -83,18 +109,33 @@ function buildTensor(g, t, L) {
     const cell = svg("g", { class: "cell", "data-r": t.row_index[i], "data-c": t.col_index[j],
       transform: `translate(${gx + L.cols.out[j]},${gy + L.rows.out[i]})` }, cells);
     svg("rect", { width: L.cw - 2, height: L.ch - 2, x: 1, y: 1, rx: 4 }, cell);
-    svg("text", { x: L.cw / 2, y: L.ch / 2, "font-size": L.font.toFixed(1) }, cell);
+    svg("text", { x: L.cw / 2, y: L.ch / 2 }, cell);
   }));
   svg("rect", { class: "row-hl", x: gx - 4, width: L.cols.extent + 8, height: L.ch + 4, rx: 8 }, g);
   g.dataset.signature = signature(t);
 }
 
+/** What the grid's geometry depends on: when it changes the inside is rebuilt. Everything else a
+ * frame says (label, kind, shape, highlight, reveal, values, font size) is applied on every step by
+ * dressTensor and fillTensor, so stepping into a step and loading it draw the same thing. */
 function signature(t) {
-  return [t.rows.join("|"), t.cols.join("|"), t.box.w, t.box.h, t.digits].join("#");
+  return [t.rows.join("|"), t.cols.join("|"), t.row_index.join(","), t.col_index.join(","),
+    t.box.w, t.box.h, t.gutter ?? ""].join("#");
+}
+
+/** The title (label and shape) and the colour role: re-applied on every step. */
+function dressTensor(g, t) {
+  const title = g.querySelector(".tensor-title");
+  title.setAttribute("class", `tensor-title kind-${t.kind}`);
+  if (title.firstChild.nodeValue !== t.label) title.firstChild.nodeValue = t.label;
+  const dims = shape(t.shape);
+  const sh = title.querySelector(".tensor-shape");
+  if (sh.textContent !== dims) sh.textContent = dims;
 }
 
 /** Fill values, colours and highlights into an already-built group. */
-function fillTensor(g, t, L, animate) {
+function fillTensor(g, t, L) {
+  const swept = [];
   const range = valueRange(t);
   const hl = highlightSets(t);
   const anyRow = hl.rows.size > 0;
@@ -111,9 +152,10 @@ function fillTensor(g, t, L, animate) {
     cell.classList.toggle("dim", anyRow && !hl.rows.has(r));
     cell.classList.toggle("hidden-value", t.reveal === "none" || (t.reveal === "highlight" && !isHl));
     cell.style.setProperty("--a", alphaOf(t, v, range).toFixed(3));
-    // The mask sweeps in along the diagonal; everything else changes together.
-    cell.style.transitionDelay = animate && masked && !wasMasked ? `${(c - r) * 45}ms` : "0ms";
-    cell.querySelector("text").textContent = number(v, t.digits);
+    if (masked && !wasMasked) swept.push({ cell, r, c });
+    const text = cell.querySelector("text");
+    text.setAttribute("font-size", L.font.toFixed(1));
+    text.textContent = number(v, L.digits);
   }));
   g.querySelectorAll(".axis-label.row").forEach((el) =>
     el.classList.toggle("hl", hl.rows.has(Number(el.dataset.r))));
@@ -128,35 +170,120 @@ function fillTensor(g, t, L, animate) {
     band.setAttribute("y", TITLE_H + COL_H + top - 2);
     band.setAttribute("height", bottom - top + 4);
   }
+  return swept;
 }
 
+/** Where a tensor sits: when it changes, the tensor moves there. */
+const placeOf = (t) => `${t.box.x},${t.box.y}`;
+
+/** Draw a frame's tensors; returns the phases of the step change (views/motion.js) so that notes
+ * and widgets enter with the matrices. */
 export function renderTensors(canvas, tensors) {
-  const animate = !reducedMotion();
-  const existing = new Map([...canvas.querySelectorAll(":scope > .tensor")].map((g) => [g.dataset.tensor, g]));
-  for (const t of tensors) {
-    let g = existing.get(t.name);
-    existing.delete(t.name);
-    const L = layout(t);
-    const fresh = !g;
-    if (fresh) {
-      g = svg("g", { class: `tensor kind-${t.kind}`, "data-tensor": t.name }, canvas);
-      g.style.transition = "opacity var(--t) var(--ease)"; // appear in place, do not fly in
-    }
-    g.setAttribute("class", `tensor kind-${t.kind}${fresh && animate ? " entering" : ""}`);
-    g.style.transform = `translate(${t.box.x}px, ${t.box.y}px)`;
-    if (g.dataset.signature !== signature(t)) buildTensor(g, t, L);
-    fillTensor(g, t, L, animate && !fresh);
-    if (fresh) {
-      requestAnimationFrame(() => requestAnimationFrame(() => {
-        g.classList.remove("entering");
-        g.style.transition = "";
-      }));
-    }
-  }
-  for (const g of existing.values()) {
+  const animate = !reducedMotion(canvas);
+  const existing = new Map([...canvas.querySelectorAll(":scope > .tensor:not(.leaving)")]
+    .map((g) => [g.dataset.tensor, g]));
+  const names = new Set(tensors.map((t) => t.name));
+  const gone = [...existing.values()].filter((g) => !names.has(g.dataset.tensor));
+  const moving = tensors.some((t) => existing.has(t.name) && existing.get(t.name).dataset.place !== placeOf(t));
+  const ph = animate ? phases({ leaving: gone.length > 0, moving }) : { move: 0, enter: 0 };
+  for (const g of gone) {
     if (!animate) { g.remove(); continue; }
     g.classList.add("leaving");
-    g.addEventListener("transitionend", () => g.remove(), { once: true });
-    setTimeout(() => g.remove(), 700);
+    fadeOut(g);
   }
+  const drawn = new Map();
+  for (const t of tensors) {
+    let g = existing.get(t.name);
+    const fresh = !g;
+    if (fresh) g = svg("g", { "data-tensor": t.name }, canvas);
+    const before = fresh ? null : { kind: g.dataset.kind, rows: g.dataset.rows, signature: g.dataset.signature,
+      cells: g.dataset.cells };
+    const L = layout(t);
+    g.setAttribute("class", `tensor kind-${t.kind}`);
+    g.style.transitionDelay = ph.move ? `${ph.move}ms` : "";
+    g.style.transform = `translate(${t.box.x}px, ${t.box.y}px)`;
+    Object.assign(g.dataset, { place: placeOf(t), kind: t.kind, rows: t.row_index.join(","),
+      cells: JSON.stringify(t.highlight.cells) });
+    if (g.dataset.signature !== signature(t)) buildTensor(g, t, L);
+    dressTensor(g, t);
+    const swept = fillTensor(g, t, L);
+    drawn.set(t.name, { t, L, g });
+    if (!animate) continue;
+    if (fresh) fadeIn(g, ph.enter);
+    explain(g, t, before, swept, fresh ? ph.enter : ph.move);
+  }
+  if (animate) meetInCell(canvas, drawn, existing, ph.enter + 200);
+  if (animate) mixIntoRow(canvas, drawn, ph.enter + 300);
+  return ph;
+}
+
+/** The motions a matrix's own change calls for (see views/motion.js). */
+function explain(g, t, before, swept, delay) {
+  const cells = [...g.querySelectorAll(".cell")];
+  const rowOf = (cell) => t.row_index.indexOf(Number(cell.dataset.r));
+  if (t.kind === "weights" && (!before || before.kind !== "weights")) { growBars(cells, rowOf, delay); return; }
+  if (!before) return;
+  if (swept.length) sweepMask(swept, delay);
+  const old = before.rows ? before.rows.split(",").map(Number) : [];
+  const rows = t.row_index;
+  if (before.signature !== g.dataset.signature && rows.length > old.length && old.every((r, i) => rows[i] === r)) {
+    const added = rows.slice(old.length).map((r) => cells.filter((c) => Number(c.dataset.r) === r));
+    appendRows(added, delay);
+  }
+}
+
+/** One highlighted score cell, newly shown, with its query row and key column highlighted in
+ * other matrices: ghosts of the row and the column travel into the cell. */
+function meetInCell(canvas, drawn, existing, delay) {
+  for (const { t, L, g } of drawn.values()) {
+    if (t.highlight.cells.length !== 1 || t.reveal !== "highlight") continue;
+    const [r, c] = t.highlight.cells[0];
+    if (existing.get(t.name) && g.dataset.met === `${r},${c}`) continue;
+    g.dataset.met = `${r},${c}`;
+    const q = [...drawn.values()].find((d) => d.t !== t && d.t.highlight.rows.includes(r));
+    const k = [...drawn.values()].find((d) => d.t !== t && d.t.highlight.cols.includes(c));
+    if (!q || !k) continue;
+    const cell = cellRect(t, L, r, c);
+    const target = g.querySelector(`.cell[data-r="${r}"][data-c="${c}"] text`);
+    if (!cell || !target) continue;
+    meet(canvas, { row: lineRect(q.t, q.L, "row", r), col: lineRect(k.t, k.L, "col", c), cell, target,
+      kinds: [q.t.kind, k.t.kind] }, delay);
+  }
+}
+
+/** A weights row in focus, the value rows beside it and the output row it makes, newly shown:
+ * the value rows, each as strong as its weight, travel into the output row. */
+function mixIntoRow(canvas, drawn, delay) {
+  const all = [...drawn.values()];
+  const w = all.find((d) => d.t.kind === "weights" && d.t.highlight.rows.length === 1);
+  const v = all.find((d) => d.t.kind === "value");
+  if (!w || !v) return;
+  const r = w.t.highlight.rows[0];
+  const o = all.find((d) => d.t.kind === "output" && d.t.highlight.rows.includes(r));
+  if (!o || o.g.dataset.mixed === String(r)) return;
+  o.g.dataset.mixed = String(r);
+  const i = w.t.row_index.indexOf(r);
+  const rows = v.t.row_index.filter((vr) => w.t.col_index.includes(vr));
+  if (i < 0 || !rows.length || !o.t.row_index.includes(r)) return;
+  mix(canvas, { rows: rows.map((vr) => lineRect(v.t, v.L, "row", vr)),
+    weights: rows.map((vr) => w.t.values[i][w.t.col_index.indexOf(vr)] ?? 0),
+    out: lineRect(o.t, o.L, "row", r), kind: v.t.kind,
+    target: [...o.g.querySelectorAll(`.cell[data-r="${r}"] text`)] }, delay);
+}
+
+/** A cell, a whole row or a whole column of a drawn tensor, in canvas units. */
+function cellRect(t, L, r, c) {
+  const i = t.row_index.indexOf(r), j = t.col_index.indexOf(c);
+  if (i < 0 || j < 0) return null;
+  return { x: t.box.x + L.rowW + L.cols.out[j], y: t.box.y + TITLE_H + COL_H + L.rows.out[i], w: L.cw, h: L.ch };
+}
+
+function lineRect(t, L, which, idx) {
+  const x0 = t.box.x + L.rowW, y0 = t.box.y + TITLE_H + COL_H;
+  if (which === "row") {
+    const i = t.row_index.indexOf(idx);
+    return { x: x0, y: y0 + L.rows.out[i], w: L.cols.extent, h: L.ch };
+  }
+  const j = t.col_index.indexOf(idx);
+  return { x: x0 + L.cols.out[j], y: y0, w: L.cw, h: L.rows.extent };
 }

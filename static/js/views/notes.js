@@ -1,7 +1,9 @@
-// Annotations computed by the frame builder, drawn as HTML boxes on the stage.
+// Annotations computed by the frame builder, drawn as HTML boxes on the stage. A new note fades in
+// with the step's new matrices (`enterDelay`, views/motion.js); a gone one goes at once.
 import { reducedMotion } from "./dom.js";
+import { fadeIn } from "./motion.js";
 
-export function renderNotes(layer, notes) {
+export function renderNotes(layer, notes, enterDelay = 0) {
   const existing = new Map([...layer.querySelectorAll(":scope > .note")].map((el) => [el.dataset.note, el]));
   for (const n of notes) {
     let el = existing.get(n.id);
@@ -10,10 +12,7 @@ export function renderNotes(layer, notes) {
       el = document.createElement("div");
       el.dataset.note = n.id;
       layer.appendChild(el);
-      if (!reducedMotion()) {
-        el.classList.add("entering");
-        requestAnimationFrame(() => requestAnimationFrame(() => el.classList.remove("entering")));
-      }
+      if (!reducedMotion(layer)) fadeIn(el, enterDelay);
     }
     el.className = `note kind-${n.kind}`;
     Object.assign(el.style, { left: `${n.box.x}px`, top: `${n.box.y}px`, width: `${n.box.w}px`,

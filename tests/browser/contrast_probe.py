@@ -1,0 +1,70 @@
+"""Contrast of every visible text on the stage against what is really behind it, in the browser:
+the text's colour (with fill-opacity and every ancestor's opacity) composited over the stack of
+painted layers under its centre (SVG shapes' fills, HTML backgrounds, down to the page)."""
+
+CONTRAST = r"""() => {
+  const force = document.createElement('style');
+  force.textContent = '* { pointer-events: auto !important; }';
+  document.head.appendChild(force);
+  const parse = (c) => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return null;
+    const p = m[1].split(/[ ,\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const chain = (el) => { let o = 1;
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity);
+    return o; };
+  const over = (top, a, bottom) => top.map((v, i) => v * a + bottom[i] * (1 - a));
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const SHAPES = new Set(['rect', 'circle', 'ellipse', 'path', 'polygon']);
+  const pageBg = parse(getComputedStyle(document.body).backgroundColor);
+  const layerOf = (e) => {
+    const cs = getComputedStyle(e);
+    if (e instanceof SVGElement) {
+      if (!SHAPES.has(e.tagName)) return null;
+      const c = parse(cs.fill); if (!c) return null;
+      return [c, c[3] * parseFloat(cs.fillOpacity) * chain(e)];
+    }
+    if (cs.backgroundImage.includes('gradient')) return [pageBg, chain(e)];
+    const c = parse(cs.backgroundColor); if (!c || c[3] === 0) return null;
+    return [c, c[3] * chain(e)];
+  };
+  const out = [];
+  const roots = [document.querySelector('.slide.active'), document.querySelector('#stage .caption-bar')];
+  for (const root of roots) {
+    if (!root) continue;
+    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let n;
+    while ((n = w.nextNode())) {
+      const t = n.textContent.trim(); if (!t) continue;
+      const el = n.parentElement;
+      if (!el || el.closest('script,style,.sr-only,[hidden],.steps,.equation-source')) continue;
+      if (el.checkVisibility && !el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
+      const alpha = chain(el);
+      if (alpha < 0.05) continue;
+      const range = document.createRange(); range.selectNodeContents(n);
+      const r = range.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) continue;
+      if (r.right < 0 || r.bottom < 0 || r.left > innerWidth || r.top > innerHeight) continue;
+      const cs = getComputedStyle(el);
+      const fgc = parse(el instanceof SVGElement ? cs.fill : cs.color); if (!fgc) continue;
+      const fa = fgc[3] * (el instanceof SVGElement ? parseFloat(cs.fillOpacity) : 1) * alpha;
+      const stack = document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      const layers = [];
+      for (const e of stack) {
+        if (e === el || (e.contains(el) && !(e instanceof HTMLElement))) continue;
+        const l = layerOf(e); if (!l) continue;
+        layers.push(l);
+        if (l[1] >= 0.999) break;
+      }
+      let bg = pageBg.slice(0, 3);
+      for (const [c, a] of layers.reverse()) bg = over(c.slice(0, 3), a, bg);
+      const fg = over(fgc.slice(0, 3), fa, bg);
+      const dimmed = Boolean(el.closest('.dim, .pipe-stage:not(.active)'));
+      out.push({ text: t.slice(0, 24), ratio: Math.round(ratio(fg, bg) * 100) / 100, need: dimmed ? 3 : 4.5,
+        where: el.closest('[data-tensor]')?.dataset.tensor || el.closest('[data-widget]')?.dataset.widget
+          || el.closest('[data-note]')?.dataset.note || el.className.baseVal || el.className || el.tagName });
+    }
+  }
+  force.remove();
+  return out.filter((x) => x.ratio < x.need);
+}"""

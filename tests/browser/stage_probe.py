@@ -1,0 +1,80 @@
+"""What the audience sees on the stage, read in the browser: shared by the polish browser tests
+(stepping vs loading, type size, contrast, narration room, motion)."""
+
+from __future__ import annotations
+
+DECKS = ("attention-step-by-step", "attention-walkthrough")
+
+# Every visible text on the active slide and in the caption bar: text, position and size on
+# screen (rounded), its colour and, for a matrix, the tensor it belongs to.
+VISIBLE_TEXT = r"""() => {
+  const roots = [document.querySelector('.slide.active'), document.querySelector('#stage .caption-bar')];
+  const out = [];
+  const shown = (el) => {
+    if (el.checkVisibility && !el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return false;
+    for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
+      if (parseFloat(getComputedStyle(e).opacity) < 0.05) return false; }
+    return true; };
+  for (const root of roots) {
+    if (!root) continue;
+    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let n;
+    while ((n = w.nextNode())) {
+      const t = n.textContent.trim(); if (!t) continue;
+      const el = n.parentElement;
+      if (!el || el.closest('script,style,.sr-only,[hidden],.steps,.equation-source')) continue;
+      if (!shown(el)) continue;
+      const range = document.createRange(); range.selectNodeContents(n);
+      const r = range.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) continue;
+      const cs = getComputedStyle(el);
+      const tensor = el.closest('.tensor');
+      out.push([t, Math.round(r.left / 4), Math.round(r.top / 4), Math.round(parseFloat(cs.fontSize)),
+                el instanceof SVGElement ? cs.fill : cs.color, tensor ? tensor.dataset.tensor : '']);
+    }
+  }
+  return out.sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
+}"""
+
+STEPS = """() => JSON.parse(document.getElementById('deck-data').textContent).slides
+  .flatMap((s, i) => Array.from({length: s.steps}, (_, j) => `#/${i + 1}/${j + 1}`))"""
+
+# Before any page script: remember the last frame the stage drew ("framedrawn" does not bubble,
+# a capturing listener on window still hears it).
+TRACK_DRAWN = """window.addEventListener('framedrawn',
+  (e) => { window.__drawn = `${e.detail.slide}/${e.detail.step}`; }, true);"""
+
+# Resolves once the stage has drawn the frame of the step named by the hash, two paints on.
+DRAWN = """async (hash) => {
+  const [slide, step] = hash.slice(2).split('/').map(Number);
+  const id = JSON.parse(document.getElementById('deck-data').textContent).slides[slide - 1].id;
+  await new Promise((resolve) => {
+    const done = () => location.hash === hash && window.__drawn === `${id}/${step}`;
+    if (done()) { resolve(); return; }
+    const t = setInterval(() => { if (done()) { clearInterval(t); resolve(); } }, 10);
+  });
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+}"""
+
+
+def deck_steps(page) -> list[str]:
+    return page.evaluate(STEPS)
+
+
+def track(page) -> None:
+    """Call once per page, before it loads a talk."""
+    page.add_init_script(TRACK_DRAWN)
+
+
+def open_at(page, server_url: str, deck: str, hash_: str) -> None:
+    """A fresh load of one step's URL (the page was track()ed), waiting until its frame is drawn."""
+    page.goto("about:blank")
+    page.goto(f"{server_url}/talk/{deck}{hash_}")
+    page.wait_for_selector("#player.ready", state="attached")
+    page.evaluate(DRAWN, hash_)
+
+
+def step_forward(page, hash_: str) -> None:
+    """Press → and wait until the frame of `hash_` is drawn."""
+    page.keyboard.press("ArrowRight")
+    page.evaluate(DRAWN, hash_)

@@ -1,0 +1,124 @@
+"""Motion that explains, never overlapping; none at all with prefers-reduced-motion: reduce.
+
+- In flight, no two visible matrices overlap (one that leaves is gone before another arrives in
+  its place, a kept one moves only once the leaving ones have left), and never are two slides
+  visible at once: sampled every animation frame through the transitions that move most.
+- With reduced motion, stepping through every step of both decks starts no transition and no
+  animation (document.getAnimations() stays empty).
+- The motions themselves: the mask sweeps cell by cell, the softmax weights grow as bars, a
+  ghost query row and key column travel into their score cell, and the value rows travel into
+  the output row, each as strong as its weight."""
+
+from __future__ import annotations
+
+import pytest
+from stage_probe import DECKS, deck_steps, open_at, step_forward, track
+
+# Samples every animation frame for `ms`: pairs of visible matrices that overlap (and did not
+# overlap before the step nor after it), and the most slides visible at once.
+SAMPLE = """async (ms) => {
+  const visible = (el) => { for (let e = el; e && e !== document.body; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      if (cs.visibility === 'hidden' || parseFloat(cs.opacity) < 0.05) return false; } return true; };
+  const overlaps = () => {
+    const gs = [...document.querySelectorAll('.slide .canvas > .tensor')].filter(visible);
+    const rs = gs.map((g) => [g.dataset.tensor, g.getBoundingClientRect()]);
+    const out = new Set();
+    for (let i = 0; i < rs.length; i++) for (let j = i + 1; j < rs.length; j++) {
+      const [a, A] = rs[i], [b, B] = rs[j];
+      const w = Math.min(A.right, B.right) - Math.max(A.left, B.left);
+      const h = Math.min(A.bottom, B.bottom) - Math.max(A.top, B.top);
+      if (w > 4 && h > 4) out.add([a, b].sort().join(' & '));
+    }
+    return out;
+  };
+  const seen = new Set(); let slides = 0;
+  const t0 = performance.now();
+  await new Promise((resolve) => { const tick = () => {
+    for (const o of overlaps()) seen.add(o);
+    slides = Math.max(slides, [...document.querySelectorAll('#stage > .slide')].filter(visible).length);
+    if (performance.now() - t0 < ms) requestAnimationFrame(tick); else resolve(); };
+    requestAnimationFrame(tick); });
+  const after = overlaps();
+  return { overlaps: [...seen].filter((o) => !after.has(o) && !window.__before.has(o)), slides };
+}"""
+
+BEFORE = """() => { window.__before = new Set(); }"""
+
+# Slides whose steps move matrices most: chapter 1's map, softmax and output; chapter 2's pipeline
+# (one matrix replaced by the next in the same place) and its heads; and the slide changes into them.
+SAMPLED = {"attention-step-by-step": ["#/8/2", "#/9/2", "#/9/5", "#/11/4", "#/12/1", "#/12/2", "#/12/3", "#/13/1",
+                                      "#/13/2", "#/13/4"],
+           "attention-walkthrough": ["#/5/5", "#/6/1", "#/6/3", "#/6/6", "#/6/8", "#/8/1", "#/8/2", "#/8/4"]}
+
+
+def animated_page(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="no-preference")
+    page = ctx.new_page()
+    track(page)
+    return ctx, page
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_nothing_overlaps_in_flight(browser, server_url, deck) -> None:
+    ctx, page = animated_page(browser)
+    bad = {}
+    for hash_ in SAMPLED[deck]:
+        open_at(page, server_url, deck, hash_)
+        page.wait_for_timeout(900)
+        page.evaluate(BEFORE)
+        page.keyboard.press("ArrowRight")
+        seen = page.evaluate(SAMPLE, 1600)
+        if seen["overlaps"] or seen["slides"] > 1:
+            bad[hash_] = seen
+    ctx.close()
+    assert bad == {}
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_reduced_motion_runs_no_animation(browser, server_url, deck) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
+    page = ctx.new_page()
+    track(page)
+    open_at(page, server_url, deck, "#/1/1")
+    running = {}
+    for n, hash_ in enumerate(deck_steps(page)):
+        if n:
+            step_forward(page, hash_)
+        names = page.evaluate("""() => document.getAnimations()
+          .filter((a) => a.playState === 'running' || a.playState === 'pending')
+          .map((a) => (a.transitionProperty || a.animationName || 'web animation') + ' on '
+               + (a.effect?.target?.getAttribute('class') || a.effect?.target?.tagName))""")
+        if names:
+            running[hash_] = names[:3]
+    ctx.close()
+    assert running == {}
+
+
+def motions_after(page, server_url, hash_: str) -> list[str]:
+    """Step on from `hash_` and list the Web Animations the matrix view started (by target)."""
+    open_at(page, server_url, "attention-step-by-step", hash_)
+    page.wait_for_timeout(900)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(60)
+    return page.evaluate("""() => document.getAnimations().filter((a) => !a.transitionProperty)
+      .map((a) => { const t = a.effect.target; const cell = t.closest('.cell');
+        return (t.getAttribute('class') || t.tagName) + (cell ? ' cell ' + cell.dataset.r + ',' + cell.dataset.c : '')
+          + ' ' + Math.round(a.effect.getTiming().delay); })""")
+
+
+def test_the_motions_explain(browser, server_url) -> None:
+    ctx, page = animated_page(browser)
+    meet = motions_after(page, server_url, "#/9/2")               # one cell: a query meets a key
+    assert sum(m.startswith("ghost kind-query") for m in meet) == 1
+    assert sum(m.startswith("ghost kind-key") for m in meet) == 1
+    sweep = [m for m in motions_after(page, server_url, "#/9/5") if m.startswith("rect cell")]
+    delays = {m.split(" ")[2]: int(m.split(" ")[3]) for m in sweep}
+    assert len(delays) == 21                                       # every cell above the diagonal
+    assert delays["0,1"] < delays["0,2"] < delays["0,6"]          # one diagonal after the other
+    assert delays["0,1"] == delays["5,6"]
+    bars = [m for m in motions_after(page, server_url, "#/12/1") if m.startswith("rect cell")]
+    assert len(bars) >= 49                                         # the weights grow out as bars
+    mixing = motions_after(page, server_url, "#/12/3")              # the value rows add into "dog"'s row
+    assert sum(m.startswith("ghost kind-value") for m in mixing) == 7
+    ctx.close()

@@ -1,0 +1,39 @@
+"""Stepping into a step with → draws the same screen as loading its URL in a fresh page: every
+visible text (with its place, size, colour and tensor) of every step of both decks. A view that
+keeps an element across steps must re-apply everything the new frame says about it (a matrix kept
+by name once kept its old title: "S = Q·Kᵀ" over the softmax weights)."""
+
+from __future__ import annotations
+
+import pytest
+from stage_probe import DECKS, VISIBLE_TEXT, deck_steps, open_at, step_forward, track
+
+
+@pytest.fixture
+def reduced(browser, server_url):
+    """Two pages without motion: one steps through, one loads URLs."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
+    pages = [ctx.new_page(), ctx.new_page()]
+    for p in pages:
+        track(p)
+    yield pages
+    ctx.close()
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_every_step_stepped_into_equals_its_url(reduced, server_url, deck) -> None:
+    stepping, loading = reduced
+    open_at(stepping, server_url, deck, "#/1/1")
+    steps = deck_steps(stepping)
+    assert len(steps) > 20
+    differ = {}
+    for n, hash_ in enumerate(steps):
+        if n:
+            step_forward(stepping, hash_)
+        seen = stepping.evaluate(VISIBLE_TEXT)
+        open_at(loading, server_url, deck, hash_)
+        direct = loading.evaluate(VISIBLE_TEXT)
+        if seen != direct:
+            a, b = {tuple(x) for x in seen}, {tuple(x) for x in direct}
+            differ[hash_] = {"stepped only": sorted(a - b)[:4], "loaded only": sorted(b - a)[:4]}
+    assert differ == {}
