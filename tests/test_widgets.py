@@ -41,7 +41,7 @@ DOCUMENTED = {
     "dense": {"inputs", "outputs", "n_in", "n_out", "focus_output", "all_links", "token"},
     "equation": {"name"},
     "flash": {"tokens", "n", "tiles", "current", "final", "exact"},
-    "flow": {"X", "W_Q", "map", "weights", "O", "head_box"},
+    "flow": {"X", "W_Q", "map", "A", "Z", "O", "head_box"},
     "growth": {"sizes", "index", "interactive"},
     "heads": {"heads", "d_model", "d_v", "n", "stage", "per_head_weights", "all_weights"},
     "histogram": {"series", "caption"},

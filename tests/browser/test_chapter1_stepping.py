@@ -4,8 +4,6 @@ change its title too."""
 
 from __future__ import annotations
 
-import pytest
-
 DECK = "attention-step-by-step"
 TITLE = ".slide.active [data-tensor='map'] .tensor-title"
 TITLE_JS = f"""() => [...document.querySelectorAll("{TITLE}")].map(t => t.firstChild.textContent)"""
@@ -17,8 +15,6 @@ def test_the_masked_map_title_when_loaded(open_talk) -> None:
     assert page.evaluate(TITLE_JS) == ["masked map Q·Kᵀ + M"]
 
 
-@pytest.mark.xfail(strict=True, reason="static/js/views/matrix.js: signature() leaves out the label and kind, "
-                   "so a tensor that keeps its name and shape keeps its old title (player fix pending)")
 def test_the_masked_map_title_when_stepped(open_talk) -> None:
     page = open_talk(DECK, "#/9/5")
     page.locator(TITLE).wait_for()

@@ -32,9 +32,9 @@ function render(el, w) {
   const map = node(root, 610, rowsY[0] + 50, 150, nh, "Q·Kᵀ", shape(d.map), "scores");
   link(root, outs[0], map);
   link(root, outs[1], map);
-  const weights = node(root, 800, rowsY[0] + 50, 190, nh, "A = softmax", shape(d.weights), "weights");
+  const weights = node(root, 800, rowsY[0] + 50, 190, nh, "A = softmax", shape(d.A), "weights");
   link(root, map, weights);
-  const A = node(root, 1030, mid + 30, 140, nh, "Z = A·V", shape(d.A), "output");
+  const A = node(root, 1030, mid + 30, 140, nh, "Z = A·V", shape(d.Z), "output");
   link(root, weights, A);
   link(root, outs[2], A);
   const wo = node(root, 1200, mid + 30, 150, nh, "W_O", shape(d.W_O), "weight");

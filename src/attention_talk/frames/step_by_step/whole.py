@@ -34,7 +34,7 @@ def flow_data(ctx: BuildContext) -> dict:
     att = causal_attention(ctx)
     o = att.output @ s.w_o
     arrays = {"X": s.x, "W_Q": s.w_q, "W_K": s.w_k, "W_V": s.w_v, "Q": s.q, "K": s.k, "V": s.v, "map": att.scores,
-              "weights": att.weights, "A": att.output, "W_O": s.w_o, "O": o}
+              "A": att.weights, "Z": att.output, "W_O": s.w_o, "O": o}
     return {name: _dims(a) for name, a in arrays.items()}
 
 

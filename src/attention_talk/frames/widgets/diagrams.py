@@ -58,10 +58,10 @@ class FlowData(WidgetData):
     K: list[int] = Field(description="Shape of K.")
     V: list[int] = Field(description="Shape of V.")
     map: list[int] = Field(description="Shape of the score map QKᵀ.")
-    weights: list[int] = Field(description="Shape of the weights.")
-    A: list[int] = Field(description="Shape of A = weights · V.")
+    A: list[int] = Field(description="Shape of the weights A = softmax(QKᵀ/√d_k + M).")
+    Z: list[int] = Field(description="Shape of the head's output Z = A·V.")
     W_O: list[int] = Field(description="Shape of W_O.")
-    O: list[int] = Field(description="Shape of O = A · W_O.")  # noqa: E741 - named after the matrix
+    O: list[int] = Field(description="Shape of O = Z·W_O.")  # noqa: E741 - named after the matrix
     head_box: bool = Field(description="Draw the box that makes the flow one head.")
 
 
