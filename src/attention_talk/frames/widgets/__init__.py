@@ -14,41 +14,29 @@ This package imports only ``frames.primitives`` (Box, Kind), so ``frames.model``
 
 from __future__ import annotations
 
-from typing import Annotated, get_args
+from typing import Annotated, Union, get_args
 
 from pydantic import Field
 
+from attention_talk.frames.widgets import charts, diagrams
 from attention_talk.frames.widgets.base import Widget, WidgetData
-from attention_talk.frames.widgets.charts import (
-    CardsWidget,
-    EquationWidget,
-    GrowthWidget,
-    HeadPickerWidget,
-    HistogramWidget,
-    SliderWidget,
-    TokenPickerWidget,
-    TokensWidget,
-    WeightBarsWidget,
-)
-from attention_talk.frames.widgets.diagrams import (
-    DenseWidget,
-    FlashWidget,
-    FlowWidget,
-    HeadsWidget,
-    PipelineWidget,
-    RnnWidget,
-    StackWidget,
-)
 
 __all__ = ["WIDGET_KINDS", "WIDGET_TYPES", "AnyWidget", "Widget", "WidgetData"]
 
-AnyWidget = Annotated[
-    CardsWidget | DenseWidget | EquationWidget | FlashWidget | FlowWidget | GrowthWidget | HeadPickerWidget
-    | HeadsWidget
-    | HistogramWidget | PipelineWidget | RnnWidget | SliderWidget | StackWidget | TokenPickerWidget
-    | TokensWidget | WeightBarsWidget,
-    Field(discriminator="type"),
-]
+
+def _kinds() -> list[type[Widget]]:
+    """Every widget kind defined in the kind modules: a ``Widget`` subclass with its own ``type``
+    literal. Adding a kind to ``charts`` or ``diagrams`` is all the Python a new kind needs."""
+    found = []
+    for module in (charts, diagrams):
+        for obj in vars(module).values():
+            if (isinstance(obj, type) and issubclass(obj, Widget) and obj is not Widget
+                    and obj.__module__ == module.__name__ and get_args(obj.model_fields["type"].annotation)):
+                found.append(obj)
+    return sorted(found, key=lambda cls: get_args(cls.model_fields["type"].annotation)[0])
+
+
+AnyWidget = Annotated[Union[tuple(_kinds())], Field(discriminator="type")]  # noqa: UP007 - built at run time
 """Any widget kind, told apart by ``type`` (a discriminated union)."""
 
 WIDGET_KINDS: dict[str, type[Widget]] = {
