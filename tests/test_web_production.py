@@ -4,6 +4,7 @@ limit, and the serve command's settings (graceful shutdown, access log)."""
 from __future__ import annotations
 
 import gzip
+from concurrent.futures import ThreadPoolExecutor
 
 import brotli
 import pytest
@@ -236,6 +237,15 @@ async def never(*_args) -> dict:
     return {}
 
 
+def run_async(fn):
+    """``anyio.run(fn)`` in a thread of its own: the browser tests (Playwright's sync API) may leave
+    an event loop running in the main thread of the same pytest process."""
+    import anyio
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, fn).result()
+
+
 def test_a_slow_body_gets_408() -> None:
     """The body limit's timeout, on the ASGI level (the real socket: test_web_server)."""
     import anyio
@@ -254,13 +264,12 @@ def test_a_slow_body_gets_408() -> None:
             await limit(scope, never, sent.append)
 
     with pytest.raises(Exception) as caught:  # the HTTPException the app's handler turns into JSON
-        anyio.run(run)
+        run_async(run)
     assert caught.value.status_code == 408 and "within 0.2 s" in caught.value.detail
     assert caught.value.headers == {"Connection": "close"}
 
 
 def test_a_gate_with_no_wait_still_admits_while_a_slot_is_free() -> None:
-    import anyio
 
     from attention_talk.web.limits import Gate
 
@@ -276,7 +285,7 @@ def test_a_gate_with_no_wait_still_admits_while_a_slot_is_free() -> None:
             got.append(3)
         return got
 
-    assert anyio.run(run) == [1, 503, 3]
+    assert run_async(run) == [1, 503, 3]
 
 
 def test_the_weights_cache_is_bounded_in_bytes() -> None:

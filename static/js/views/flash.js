@@ -54,7 +54,7 @@ function drawMap(d, cur, side) {
       const t = svg("text", { class: "flash-s", x: ox + (cur.cols[0] + j + 0.5) * cell,
         y: oy + (cur.rows[0] + i + 0.5) * cell, "text-anchor": "middle", "dominant-baseline": "central" }, s);
       sized(t, SMALL).textContent = v === null ? "−∞" : number(v, 2);
-      if (v === null) t.style.opacity = "0.55";
+      if (v === null) t.classList.add("masked"); // the masked-score colour, readable in both themes
     }));
   }
   return s;
