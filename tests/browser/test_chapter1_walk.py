@@ -24,7 +24,7 @@ OVERFLOW_JS = """() => {
   return out;
 }"""
 
-PLAIN_CELLS_JS = """() => [...document.querySelectorAll('.slide.active .canvas > .tensor .cell')]
+PLAIN_CELLS_JS = """() => [...document.querySelectorAll('.slide.active .canvas > .tensor:not(.leaving) .cell')]
   .filter(c => !c.classList.contains('derivable')).map(c => c.closest('.tensor').dataset.tensor)"""
 
 

@@ -168,7 +168,7 @@ export function markDerivable(section, frame) {
   const found = new Map();
   for (const t of frame.tensors) {
     if (!t.derivation) continue;
-    const g = section.querySelector(`.canvas > .tensor[data-tensor="${CSS.escape(t.name)}"]`);
+    const g = section.querySelector(`.canvas > .tensor:not(.leaving)[data-tensor="${CSS.escape(t.name)}"]`);
     if (!g) continue;
     const byKey = new Map(t.derivation.cells.map((c) => [`${c.r},${c.c}`, c]));
     for (const el of g.querySelectorAll(".cell")) {
