@@ -54,9 +54,21 @@ def test_choose_a_token(open_talk, watch) -> None:
     assert clicked[1][4:] == [0.0, 0.0, 0.0]  # causal: nothing after the chosen token
     page.keyboard.press("3")
     assert picker_state(page)[0] == "2"
-    page.keyboard.press("Tab")
-    by_tab = picker_state(page)
-    assert by_tab[0] == "3" and by_tab[2] == "row sum 1.000"
+    # One Tab stop: Tab reaches the chosen token without changing the choice; the arrows move it.
+    for _ in range(8):  # Tab through the page's stops up to the picker
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('picker-token')"):
+            break
+    assert picker_state(page)[0] == "2"
+    assert page.evaluate("document.activeElement.dataset.index") == "2"
+    page.keyboard.press("Tab")  # out again: the picker is one stop, the choice stays
+    assert not page.evaluate("document.activeElement.classList.contains('picker-token')")
+    assert picker_state(page)[0] == "2"
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("ArrowRight")
+    by_arrow = picker_state(page)
+    assert by_arrow[0] == "3" and by_arrow[2] == "row sum 1.000"
+    assert page.evaluate("document.activeElement.dataset.index") == "3"
     root = page.locator("#player")
     assert (root.get_attribute("data-slide"), root.get_attribute("data-step")) == ("self-cross-masks", "5")
     watch.assert_clean()

@@ -1,6 +1,7 @@
 // "head-picker": switch between attention heads (click a head's button, or Tab to it and press Enter)
 // and see that head's map of weights A over the same sentence, with one computed sentence on what it
 // does. Every map is computed by the frame builder (engine.multi_head); the view only picks one.
+import { rovingLine, setRoving } from "./roving.js";
 import { number } from "../lib/format.js";
 import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
@@ -38,10 +39,12 @@ function drawMap(tokens, weights, focus, side) {
 }
 
 function select(root, data, k, side) {
-  root.querySelectorAll(".picker-token").forEach((b, i) => {
+  const buttons = [...root.querySelectorAll(".picker-token")];
+  buttons.forEach((b, i) => {
     b.classList.toggle("selected", i === k);
     b.setAttribute("aria-pressed", String(i === k));
   });
+  setRoving(buttons, k);
   const head = data.heads[k];
   const map = drawMap(data.tokens, head.weights, data.focus, side);
   root.querySelector(".head-body").replaceChildren(...(data.show_summary === false ? [map] : [map, summary(head)]));
@@ -71,6 +74,7 @@ registerWidget("head-picker", (root, widget) => {
     b.addEventListener("click", () => select(root, data, k, side));
     bar.appendChild(b);
   });
+  rovingLine(bar, () => [...bar.querySelectorAll(".picker-token")], (k) => select(root, data, k, side));
   const body = document.createElement("div");
   body.className = "head-body";
   Object.assign(body.style, { display: "flex", gap: "40px", alignItems: "flex-start", flex: "1", minHeight: "0" });
