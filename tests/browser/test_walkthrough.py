@@ -96,11 +96,23 @@ def test_cells_are_keyboard_reachable(talk) -> None:
     cell = page.locator(".slide.active [data-tensor='S'] .cell.derivable").first
     cell.wait_for()
     assert cell.get_attribute("tabindex") == "0" and cell.get_attribute("role") == "button"
+    cells = page.locator(".slide.active [data-tensor='S'] .cell.derivable")
+    assert [c.get_attribute("tabindex") for c in cells.all()].count("0") == 1  # one Tab stop per matrix
     cell.focus()
-    assert page.locator(".derivation-panel:not([hidden])").is_visible()
-    assert "q(" in page.locator(".derivation-panel .deriv-title").inner_text()
+    assert page.locator(".derivation-panel:not([hidden])").count() == 0
+    page.keyboard.press("ArrowRight")  # the arrows move between cells, the talk does not step
+    moved = page.evaluate("[document.activeElement.dataset.r, document.activeElement.dataset.c]")
+    assert moved == [cell.get_attribute("data-r"), str(int(cell.get_attribute("data-c")) + 1)]
+    assert page.locator("#player").get_attribute("data-step") == "4"
+    page.keyboard.press("Enter")
+    panel = page.locator(".derivation-panel:not([hidden])")
+    assert panel.is_visible() and panel.get_attribute("role") == "dialog"
+    assert panel.get_attribute("aria-labelledby") == "derivation-title"
+    assert "q(" in page.locator("#derivation-title").inner_text()
+    assert page.evaluate("document.activeElement.classList.contains('derivation-panel')")
     page.keyboard.press("Escape")
     assert page.locator(".derivation-panel").is_hidden()
+    assert page.evaluate("[document.activeElement.dataset.r, document.activeElement.dataset.c]") == moved
     talk.assert_clean()
 
 

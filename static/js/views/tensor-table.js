@@ -19,7 +19,7 @@ function shown(t, r, c) {
 
 function table(t) {
   const tab = document.createElement("table");
-  tab.dataset.tensor = t.name;
+  tab.dataset.tableFor = t.name;  // not data-tensor: that names the drawing
   el("caption", tab, `${t.label} (${shape(t.shape)})`);
   const head = el("tr", el("thead", tab));
   el("td", head);
