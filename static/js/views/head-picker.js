@@ -10,10 +10,16 @@ const TEXT = 24;
 
 function sized(el, px) { el.style.fontSize = `${px}px`; return el; }
 
-function drawMap(tokens, weights, focus, side) {
+/** The map in words, for screen readers: each query token's row of weights. */
+function mapLabel(title, tokens, weights) {
+  const rows = weights.map((row, i) => `${tokens[i]}: ${row.map((w) => number(w, 2)).join(", ")}`);
+  return `Attention weights of ${title}, one row per query token. ${rows.join("; ")}`;
+}
+
+function drawMap(tokens, weights, focus, side, title) {
   const n = tokens.length, ox = 130, oy = 110, cell = side / n;
   const s = svg("svg", { class: "head-map", viewBox: `0 0 ${ox + side + 10} ${oy + side + 10}`,
-    width: ox + side + 10, height: oy + side + 10, role: "img" });
+    width: ox + side + 10, height: oy + side + 10, role: "img", "aria-label": mapLabel(title, tokens, weights) });
   tokens.forEach((tok, i) => {
     const row = svg("text", { x: ox - 12, y: oy + (i + 0.5) * cell, "text-anchor": "end", "dominant-baseline": "central" }, s);
     sized(row, TEXT).textContent = tok;
@@ -46,7 +52,7 @@ function select(root, data, k, side) {
   });
   setRoving(buttons, k);
   const head = data.heads[k];
-  const map = drawMap(data.tokens, head.weights, data.focus, side);
+  const map = drawMap(data.tokens, head.weights, data.focus, side, head.title);
   root.querySelector(".head-body").replaceChildren(...(data.show_summary === false ? [map] : [map, summary(head)]));
 }
 

@@ -23,11 +23,11 @@ function table(t) {
   el("caption", tab, `${t.label} (${shape(t.shape)})`);
   const head = el("tr", el("thead", tab));
   el("td", head);
-  for (const label of t.cols) el("th", head, label).setAttribute("scope", "col");
+  t.cols.forEach((label, j) => el("th", head, label || `column ${t.col_index[j] + 1}`).setAttribute("scope", "col"));
   const body = el("tbody", tab);
   t.values.forEach((row, i) => {
     const tr = el("tr", body);
-    el("th", tr, t.rows[i]).setAttribute("scope", "row");
+    el("th", tr, t.rows[i] || `row ${t.row_index[i] + 1}`).setAttribute("scope", "row");
     row.forEach((v, j) => {
       const td = el("td", tr, shown(t, t.row_index[i], t.col_index[j]) ? number(v, t.digits) : "not shown yet");
       if (v === null) td.dataset.masked = "";
