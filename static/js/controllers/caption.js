@@ -14,6 +14,12 @@ export class CaptionController extends Controller {
     this.caption = root.querySelector("#caption");
     this.narration = root.querySelector("#narration");
     this.announcer = root.querySelector("#announcer");
+    // The skip link jumps over the drawing's Tab stops to the caption, without touching the URL's
+    // #/slide/step.
+    root.querySelector(".skip-link")?.addEventListener("click", (e) => {
+      e.preventDefault();
+      this.caption.focus();
+    });
     this.where = "";
     let shown = false;
     try { shown = localStorage.getItem(STORAGE_KEY) === "1"; } catch (e) { /* storage off */ }
