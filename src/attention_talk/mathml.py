@@ -10,6 +10,7 @@ skipped.
 
 from __future__ import annotations
 
+import html
 import re
 from functools import lru_cache
 from html.parser import HTMLParser
@@ -71,8 +72,49 @@ def check(latex: str) -> None:
         raise ValueError(f"contains markup that is not MathML ({what}); write plain text inside \\text{{...}}")
 
 
+_UPRIGHT_LETTERS = re.compile(r'(?:<mi mathvariant="normal">[^<&]</mi>){2,}')
+_LETTER = re.compile(r'<mi mathvariant="normal">([^<&])</mi>')
+_COLOR = re.compile(r"\\color\{[^}]*\}")
+_COMMAND_WORD = re.compile(r"\\(?:mathrm|operatorname|text|mathit|mathbf)\b")
+
+
+def _words(markup: str) -> str:
+    """``\\mathrm{Attention}`` becomes one identifier, not nine letters a screen reader spells out."""
+    return _UPRIGHT_LETTERS.sub(lambda m: f'<mi mathvariant="normal">{"".join(_LETTER.findall(m.group(0)))}</mi>',
+                                markup)
+
+
+_FRAC = re.compile(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+_GROUP = re.compile(r"(?<![A-Za-z}])\{([^{}]*)\}")  # a bare group: not a command's argument
+_SPOKEN = {
+    r"\qquad": " ", r"\quad": " ", r"\ldots": " … ", r"\cdots": " … ", r"\dots": " … ", r"\left": "",
+    r"\right": "", r"^\top": " transposed", r"\top": "transposed", r"\cdot": " times ", r"\times": " times ",
+    r"\infty": "infinity", r"\in": " in ", r"\mathbb": "", r"\,": " ", r"\;": " ",
+}
+
+
+def alttext(latex: str) -> str:
+    """The equation in words for ``alttext`` (what a reader without MathML support says): no colour
+    or font commands, fractions as "a over b", roots as "square root of", no braces."""
+    text = _COMMAND_WORD.sub("", _COLOR.sub("", latex))
+    for _ in range(8):  # innermost first: fractions and roots whose parts hold no more braces
+        before = text
+        text = _FRAC.sub(r"(\1) over (\2)", text)
+        text = _SQRT.sub(r"square root of (\1)", text)
+        text = _GROUP.sub(r"\1", text)
+        if text == before:
+            break
+    for tex, words in _SPOKEN.items():
+        text = text.replace(tex, words)
+    text = re.sub(r"[_]", " sub ", text).replace("^", " to the power ")
+    return " ".join(text.replace("\\", " ").split())
+
+
 @lru_cache(maxsize=512)
 def render(latex: str) -> str:
-    """``latex`` as sanitised MathML markup."""
-    return nh3.clean(_convert(latex), tags=set(TAGS), attributes={t: set(ATTRIBUTES) for t in TAGS},
-                     strip_comments=True, link_rel=None)
+    """``latex`` as sanitised MathML markup, with ``alttext`` and whole words as single identifiers."""
+    clean = nh3.clean(_convert(latex), tags=set(TAGS), attributes={t: set(ATTRIBUTES) for t in TAGS},
+                      strip_comments=True, link_rel=None)
+    clean = _words(clean)
+    return clean.replace("<math ", f'<math alttext="{html.escape(alttext(latex), quote=True)}" ', 1)

@@ -13,7 +13,7 @@ OVERFLOW_JS = """() => {
   const slide = document.querySelector('.slide.active');
   const out = [];
   for (const el of slide.querySelectorAll('*')) {
-    if (el.closest('.steps')) continue;               // the visually hidden step list
+    if (el.closest('.steps, .sr-only')) continue;     // visually hidden: the step list, the tables
     const r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;
     if (r.left < stage.left - 1 || r.top < stage.top - 1 || r.right > stage.right + 1 || r.bottom > stage.bottom + 1)
@@ -119,13 +119,18 @@ def test_residual_cell_by_keyboard(talk) -> None:
     page = talk.open(DECK, "#/13/5")
     cell = page.locator(".slide.active [data-tensor='X2'] .cell.derivable").first
     cell.wait_for()
-    assert cell.get_attribute("tabindex") == "0" and cell.get_attribute("role") == "button"
+    stops = page.locator(".slide.active [data-tensor='X2'] .cell.derivable[tabindex='0']")
+    assert stops.count() == 1 and cell.get_attribute("role") == "button"  # one Tab stop per matrix
     cell.focus()
+    assert page.locator(".derivation-panel:not([hidden])").count() == 0  # focus alone opens nothing
+    page.keyboard.press("Enter")
     panel = page.locator(".derivation-panel:not([hidden])")
     assert panel.is_visible() and "x + o" in panel.locator(".deriv-title").inner_text()
+    assert page.evaluate("document.activeElement.classList.contains('derivation-panel')")
     labels = panel.locator(".deriv-line[data-op='add'] .term-label").all_inner_texts()
     assert [t.strip(": ") for t in labels] == ["x", "o"]
     check_cell(page, cell)
     page.keyboard.press("Escape")
     assert page.locator(".derivation-panel").is_hidden()
+    assert page.evaluate("document.activeElement.matches('.cell.derivable')")  # the focus is back
     talk.assert_clean()

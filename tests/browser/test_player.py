@@ -87,7 +87,7 @@ def test_help_lists_every_key_of_the_table(talk) -> None:
 def test_caption_region_follows_the_step(talk, server_url) -> None:
     page = talk.open()
     manifest = page.request.get(f"{server_url}/api/decks/{DECK}").json()
-    region = page.locator('[aria-live="polite"]').first
+    region = page.locator('#announcer[aria-live="polite"]')
     expected = [c for s in manifest["slides"] for c in s["captions"]]
     for i, caption in enumerate(expected):
         assert caption in region.inner_text()

@@ -54,9 +54,21 @@ def test_choose_a_token(open_talk, watch) -> None:
     assert clicked[1][4:] == [0.0, 0.0, 0.0]  # causal: nothing after the chosen token
     page.keyboard.press("3")
     assert picker_state(page)[0] == "2"
-    page.keyboard.press("Tab")
-    by_tab = picker_state(page)
-    assert by_tab[0] == "3" and by_tab[2] == "row sum 1.000"
+    # One Tab stop: Tab reaches the chosen token without changing the choice; the arrows move it.
+    for _ in range(8):  # Tab through the page's stops up to the picker
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('picker-token')"):
+            break
+    assert picker_state(page)[0] == "2"
+    assert page.evaluate("document.activeElement.dataset.index") == "2"
+    page.keyboard.press("Tab")  # out again: the picker is one stop, the choice stays
+    assert not page.evaluate("document.activeElement.classList.contains('picker-token')")
+    assert picker_state(page)[0] == "2"
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("ArrowRight")
+    by_arrow = picker_state(page)
+    assert by_arrow[0] == "3" and by_arrow[2] == "row sum 1.000"
+    assert page.evaluate("document.activeElement.dataset.index") == "3"
     root = page.locator("#player")
     assert (root.get_attribute("data-slide"), root.get_attribute("data-step")) == ("self-cross-masks", "5")
     watch.assert_clean()
@@ -84,11 +96,23 @@ def test_cells_are_keyboard_reachable(talk) -> None:
     cell = page.locator(".slide.active [data-tensor='S'] .cell.derivable").first
     cell.wait_for()
     assert cell.get_attribute("tabindex") == "0" and cell.get_attribute("role") == "button"
+    cells = page.locator(".slide.active [data-tensor='S'] .cell.derivable")
+    assert [c.get_attribute("tabindex") for c in cells.all()].count("0") == 1  # one Tab stop per matrix
     cell.focus()
-    assert page.locator(".derivation-panel:not([hidden])").is_visible()
-    assert "q(" in page.locator(".derivation-panel .deriv-title").inner_text()
+    assert page.locator(".derivation-panel:not([hidden])").count() == 0
+    page.keyboard.press("ArrowRight")  # the arrows move between cells, the talk does not step
+    moved = page.evaluate("[document.activeElement.dataset.r, document.activeElement.dataset.c]")
+    assert moved == [cell.get_attribute("data-r"), str(int(cell.get_attribute("data-c")) + 1)]
+    assert page.locator("#player").get_attribute("data-step") == "4"
+    page.keyboard.press("Enter")
+    panel = page.locator(".derivation-panel:not([hidden])")
+    assert panel.is_visible() and panel.get_attribute("role") == "dialog"
+    assert panel.get_attribute("aria-labelledby") == "derivation-title"
+    assert "q(" in page.locator("#derivation-title").inner_text()
+    assert page.evaluate("document.activeElement.classList.contains('derivation-panel')")
     page.keyboard.press("Escape")
     assert page.locator(".derivation-panel").is_hidden()
+    assert page.evaluate("[document.activeElement.dataset.r, document.activeElement.dataset.c]") == moved
     talk.assert_clean()
 
 

@@ -32,7 +32,7 @@ KEYS: list[dict] = [
      "description": "Dark or light colours (kept for the next visit)"},
     {"action": "text", "keys": ["t"], "label": "T",
      "description": "Show or hide the narration (for reading alone)"},
-    {"action": "help", "keys": ["?"], "label": "?", "description": "Show or hide this help"},
+    {"action": "help", "keys": ["?", "F1"], "label": "? F1", "description": "Show or hide this help"},
     {"action": "close", "keys": ["Escape"], "label": "Esc",
      "description": "Close the overview or the help"},
 ]

@@ -1,8 +1,10 @@
-// The derivation panel: a matrix cell that carries a derivation opens it when clicked, focused
-// (Tab) or given Enter; a click elsewhere, its × button, a new frame or Esc (the player's "close"
-// event) closes it. The stage owner hands over each frame it draws (attach), so the panel knows
-// which tensor and cell an element stands for; the panel itself is drawn by views/derivation.js.
-import { createPanel, markDerivable, placePanel, renderDerivation } from "../views/derivation.js";
+// The derivation panel: a matrix cell that carries a derivation opens it when clicked or given
+// Enter or Space (a matrix is one Tab stop; the arrows move between its cells); the panel is a
+// named dialog that takes the focus, and gives it back to its cell when its × button or Esc (the
+// player's "close" event) closes it; a click elsewhere or a new frame closes it too. The stage owner
+// hands over each frame it draws (attach), so the panel knows which tensor and cell an element
+// stands for; the panel itself is drawn by views/derivation.js.
+import { createPanel, markDerivable, neighbour, placePanel, renderDerivation } from "../views/derivation.js";
 import { Controller } from "./controller.js";
 
 export class DerivationController extends Controller {
@@ -13,24 +15,19 @@ export class DerivationController extends Controller {
     this.panel = null;
     this.cells = new Map(); // <g class="cell"> → {tensor, cell}, for the frame on the stage
     this.openFor = null;
-    this._close = () => this.close();
+    this._close = () => this.close({ refocus: true });
     this._onClick = (e) => {
       const cell = this.cellOf(e.target);
       if (cell) this.open(cell);
       else if (this.panel && !this.panel.hidden && !this.panel.contains(e.target)) this.close();
     };
-    this._onFocus = (e) => { const cell = this.cellOf(e.target); if (cell) this.open(cell); };
-    this._onKey = (e) => {
-      const cell = this.cellOf(e.target);
-      if (cell && e.key === "Enter") { this.open(cell); e.preventDefault(); }
-    };
+    this._onKey = (e) => this.onKey(e);
   }
 
   bind() {
     super.bind();
     this.player.addEventListener("close", this._close);
     document.addEventListener("click", this._onClick);
-    document.addEventListener("focusin", this._onFocus);
     document.addEventListener("keydown", this._onKey);
     return this;
   }
@@ -39,8 +36,23 @@ export class DerivationController extends Controller {
     super.unbind();
     this.player.removeEventListener("close", this._close);
     document.removeEventListener("click", this._onClick);
-    document.removeEventListener("focusin", this._onFocus);
     document.removeEventListener("keydown", this._onKey);
+  }
+
+  onKey(event) {
+    const cell = this.cellOf(event.target);
+    if (!cell || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Enter" || event.key === " ") {
+      this.open(cell);
+      event.preventDefault();
+      return;
+    }
+    const to = neighbour(cell, event.key, [...this.cells.keys()]);
+    if (!to) return;
+    event.preventDefault();
+    cell.setAttribute("tabindex", "-1");
+    to.setAttribute("tabindex", "0");
+    to.focus({ preventScroll: true });
   }
 
   cellOf(target) {
@@ -63,11 +75,20 @@ export class DerivationController extends Controller {
     this.openFor = cellEl;
     cellEl.classList.add("explained");
     placePanel(this.panel, this.stage, cellEl);
+    this.panel.focus({ preventScroll: true });
   }
 
-  close() {
+  /** Hide the panel; `refocus`: an explicit close (× or Esc) gives the focus back to the cell. */
+  close({ refocus = false } = {}) {
+    const cell = this.openFor;
+    const hadFocus = this.panel && !this.panel.hidden && this.panel.contains(document.activeElement);
     if (this.panel) this.panel.hidden = true;
-    this.openFor?.classList.remove("explained");
+    cell?.classList.remove("explained");
     this.openFor = null;
+    if (refocus && hadFocus && cell?.isConnected) {
+      for (const other of this.cells.keys()) if (other.closest(".tensor") === cell.closest(".tensor")) other.setAttribute("tabindex", "-1");
+      cell.setAttribute("tabindex", "0");
+      cell.focus({ preventScroll: true });
+    }
   }
 }

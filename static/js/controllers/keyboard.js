@@ -1,6 +1,8 @@
-// One key table (web/keys.py, sent in the page) drives this handler and the help overlay.
+// One key table (web/keys.py, sent in the page) drives this handler and the help overlay. Keys that
+// belong to the focused control (a text field, Space on a button, arrows in a picker) are left to it;
+// single-character keys are ignored when the user turned them off in the help overlay.
 import { Controller } from "./controller.js";
-import { fieldOwnsKey, keyName } from "./keys.js";
+import { controlOwnsKey, fieldOwnsKey, isCharacterKey, keyName, singleKeysOn } from "./keys.js";
 
 export class KeyboardController extends Controller {
   constructor(player, table, target = document) {
@@ -15,7 +17,8 @@ export class KeyboardController extends Controller {
 
   onKey(event) {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (fieldOwnsKey(event)) return;
+    if (fieldOwnsKey(event) || controlOwnsKey(event)) return;
+    if (isCharacterKey(event) && !singleKeysOn()) return;
     const action = this.bindings.get(keyName(event));
     if (action && this.player.perform(action)) event.preventDefault();
   }

@@ -25,6 +25,36 @@ export function fieldOwnsKey(event) {
     (tag === "INPUT" && !NOT_TYPED_INTO.includes(el.type));
 }
 
+const PRESS_KEYS = new Set([" ", "Enter"]);
+const ARROWS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"]);
+
+/**
+ * Whether the key belongs to a focused control that is not a text field: Space and Enter press a
+ * focused button or link (they never step the talk instead); inside a group that moves its focus
+ * with the arrows (a token picker, a matrix's cells: `data-arrows` on the group), the arrows, Home
+ * and End move there. The presenter's clicker (PageDown/PageUp) always steps.
+ */
+export function controlOwnsKey(event) {
+  const el = event.target;
+  if (!el || !el.closest) return false;
+  if (PRESS_KEYS.has(event.key) && el.closest("button, a[href], summary, [role='button'], [role='link']")) return true;
+  return ARROWS.has(event.key) && !event.shiftKey && Boolean(el.closest("[data-arrows]"));
+}
+
+const SHORTCUTS_KEY = "attention-talk-single-keys";
+
+/** Single-character shortcuts (WCAG 2.1.4) are on unless the user turned them off (help overlay). */
+export function singleKeysOn() {
+  try { return localStorage.getItem(SHORTCUTS_KEY) !== "off"; } catch (e) { return true; }
+}
+
+export function setSingleKeys(on) {
+  try { localStorage.setItem(SHORTCUTS_KEY, on ? "on" : "off"); } catch (e) { /* storage off */ }
+}
+
+/** A key that types one character (a letter, digit or symbol, Space excepted): a single-key shortcut. */
+export const isCharacterKey = (event) => event.key.length === 1 && event.key !== " ";
+
 const MODIFIERS = new Set(["Shift", "Control", "Alt", "Meta", "CapsLock", "AltGraph", "Fn"]);
 
 export function isModifierOnly(event) { return MODIFIERS.has(event.key); }

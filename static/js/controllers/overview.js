@@ -4,6 +4,7 @@
 // the audience will see, not a screenshot.
 import { STAGE_W } from "../lib/stage-size.js";
 import { drawFrame } from "../views/frame.js";
+import { holdPage } from "../views/modal.js";
 import { buildOverview, markOverview } from "../views/overview.js";
 import { Controller } from "./controller.js";
 import { claim, fieldOwnsKey, listenFirst } from "./keys.js";
@@ -19,8 +20,11 @@ export class OverviewController extends Controller {
     this.panel.id = "overview";
     this.panel.setAttribute("role", "dialog");
     this.panel.setAttribute("aria-label", "Overview of every slide");
+    this.panel.setAttribute("aria-modal", "true");
     this.panel.hidden = true;
     host.appendChild(this.panel);
+    this.host = host;
+    this.release = null;
     this.items = [];
     this.selected = 1;
     player.register("overview", () => this.player.set({ overview: !this.player.state.overview }));
@@ -70,8 +74,14 @@ export class OverviewController extends Controller {
 
   show(state) {
     if (state.overview === this.open) return;
-    if (!state.overview) { this.panel.hidden = true; return; }
+    if (!state.overview) {
+      this.panel.hidden = true;
+      this.release?.();
+      this.release = null;
+      return;
+    }
     if (!this.items.length) this.build();
+    this.release = holdPage(this.host, this.panel);
     this.panel.hidden = false;
     this.fit();
     this.update(state);

@@ -1,8 +1,9 @@
-// Keys for the "token-picker" widget on the talk's active slide: 1–9 choose a query token, Tab and
-// Shift+Tab step through them. While the jump prompt (G) collects digits it claims them first, so
-// "G 3 Enter" still jumps.
+// Keys for the "token-picker" widget on the talk's active slide: 1–9 choose a query token (unless
+// single-key shortcuts are off). The arrows move inside the picker itself (views/token-picker.js:
+// one Tab stop). While the jump prompt (G) collects digits it claims them first, so "G 3 Enter"
+// still jumps.
 import { Controller } from "./controller.js";
-import { fieldOwnsKey } from "./keys.js";
+import { fieldOwnsKey, singleKeysOn } from "./keys.js";
 import { selectToken, tokenCount } from "../views/token-picker.js";
 
 export class TokenPickerKeys extends Controller {
@@ -15,19 +16,10 @@ export class TokenPickerKeys extends Controller {
   unbind() { super.unbind(); document.removeEventListener("keydown", this._onKey); }
 
   onKey(event) {
-    if (event.ctrlKey || event.metaKey || event.altKey || fieldOwnsKey(event)) return;
+    if (event.ctrlKey || event.metaKey || event.altKey || fieldOwnsKey(event) || !singleKeysOn()) return;
     const picker = this.root.querySelector(".slide.active .widget-token-picker");
-    if (!picker) return;
-    const n = tokenCount(picker), current = Number(picker.dataset.selected || 0);
-    if (/^[1-9]$/.test(event.key)) {
-      if (Number(event.key) > n) return;
-      selectToken(picker, Number(event.key) - 1);
-      event.stopPropagation();
-    } else if (event.key === "Tab" && (event.target === document.body || picker.contains(event.target))) {
-      selectToken(picker, (current + (event.shiftKey ? n - 1 : 1)) % n);
-      picker.querySelectorAll(".picker-token")[Number(picker.dataset.selected)].focus({ preventScroll: true });
-      event.preventDefault();
-      event.stopPropagation();
-    }
+    if (!picker || !/^[1-9]$/.test(event.key) || Number(event.key) > tokenCount(picker)) return;
+    selectToken(picker, Number(event.key) - 1);
+    event.stopPropagation();
   }
 }

@@ -100,7 +100,8 @@ export function createPanel(stage) {
   const panel = document.createElement("aside");
   panel.className = "derivation-panel";
   panel.setAttribute("role", "dialog");
-  panel.setAttribute("aria-label", "How this number was computed");
+  panel.setAttribute("aria-labelledby", "derivation-title");
+  panel.setAttribute("tabindex", "-1");
   panel.hidden = true;
   stage.appendChild(panel);
   return panel;
@@ -110,11 +111,12 @@ export function createPanel(stage) {
 export function renderDerivation(panel, tensor, cell, onClose) {
   panel.replaceChildren();
   const head = document.createElement("header");
-  span(head, "deriv-title", cell.title);
+  const title = span(head, "deriv-title", `How ${cell.title} was computed`);
+  title.id = "derivation-title";
   const close = document.createElement("button");
   close.type = "button";
   close.className = "deriv-close";
-  close.setAttribute("aria-label", "Close");
+  close.setAttribute("aria-label", "Close (Esc)");
   close.textContent = "×";
   close.addEventListener("click", onClose);
   head.appendChild(close);
@@ -160,25 +162,62 @@ export function placePanel(panel, stage, cellEl) {
 
 function ariaLabel(tensor, cell) {
   const v = cell.value === null ? "minus infinity" : number(cell.value, tensor.digits);
-  return `${tensor.label}, ${cell.title}: ${v}. Press Enter to see how it was computed.`;
+  return `${cell.title}: ${v}. Press Enter to see how it was computed.`;
+}
+
+const rc = (el) => [Number(el.dataset.r), Number(el.dataset.c)];
+
+/**
+ * The derivable cell the arrow `key` moves to from `cell`, in the same tensor: the nearest one in
+ * that direction (same row for ← →, same column for ↑ ↓); Home and End go to the row's ends.
+ */
+export function neighbour(cell, key, cells) {
+  const [r, c] = rc(cell);
+  const mates = cells.filter((el) => el !== cell && el.closest(".tensor") === cell.closest(".tensor"));
+  const pick = (keep, by) => mates.filter((el) => keep(...rc(el))).sort((a, b) => by(...rc(a)) - by(...rc(b)))[0] ?? null;
+  switch (key) {
+    case "ArrowRight": return pick((r2, c2) => r2 === r && c2 > c, (r2, c2) => c2);
+    case "ArrowLeft": return pick((r2, c2) => r2 === r && c2 < c, (r2, c2) => -c2);
+    case "ArrowDown": return pick((r2, c2) => c2 === c && r2 > r, (r2) => r2);
+    case "ArrowUp": return pick((r2, c2) => c2 === c && r2 < r, (r2) => -r2);
+    case "Home": return pick((r2) => r2 === r, (r2, c2) => c2);
+    case "End": return pick((r2) => r2 === r, (r2, c2) => -c2);
+    default: return null;
+  }
 }
 
 /** Make the cells of every tensor of `frame` with a derivation focusable; returns cell → {tensor, cell}. */
 export function markDerivable(section, frame) {
   const found = new Map();
+  for (const el of section.querySelectorAll(".cell.derivable")) {
+    el.classList.remove("derivable");
+    for (const a of ["tabindex", "role", "aria-label"]) el.removeAttribute(a);
+  }
+  for (const g of section.querySelectorAll(".canvas > .tensor")) {
+    for (const a of ["role", "aria-label", "data-arrows"]) g.removeAttribute(a);
+    g.setAttribute("aria-hidden", "true");  // its table speaks for it (views/tensor-table.js)
+  }
   for (const t of frame.tensors) {
     if (!t.derivation) continue;
     const g = section.querySelector(`.canvas > .tensor:not(.leaving)[data-tensor="${CSS.escape(t.name)}"]`);
     if (!g) continue;
     const byKey = new Map(t.derivation.cells.map((c) => [`${c.r},${c.c}`, c]));
+    let first = true;
     for (const el of g.querySelectorAll(".cell")) {
       const cell = byKey.get(`${el.dataset.r},${el.dataset.c}`);
       if (!cell) continue;
       found.set(el, { tensor: t, cell });
-      el.setAttribute("tabindex", "0");
+      el.setAttribute("tabindex", first ? "0" : "-1");  // one Tab stop per matrix; arrows inside
+      first = false;
       el.setAttribute("role", "button");
       el.setAttribute("aria-label", ariaLabel(t, cell));
       el.classList.add("derivable");
+    }
+    if (!first) {
+      g.removeAttribute("aria-hidden");
+      g.dataset.arrows = "grid";
+      g.setAttribute("role", "group");
+      g.setAttribute("aria-label", `${t.label}: arrow keys move between its cells, Enter explains one`);
     }
   }
   return found;

@@ -4,6 +4,7 @@
 import { renderCounters } from "./counters.js";
 import { renderTensors } from "./matrix.js";
 import { renderSymbols } from "./marks.js";
+import { renderTables } from "./tensor-table.js";
 import { renderNotes } from "./notes.js";
 import { renderWidgets } from "./widget-views.js";
 
@@ -16,4 +17,5 @@ export function drawFrame(section, frame) {
   if (layer) renderNotes(layer, frame.notes, enter);
   renderWidgets(section.querySelector(".widget-layer"), frame.widgets, { frame, section, enter });
   renderCounters(section.querySelector(".counters"), frame.counters);
+  renderTables(section, frame.tensors);
 }

@@ -1,6 +1,7 @@
 // "head-picker": switch between attention heads (click a head's button, or Tab to it and press Enter)
 // and see that head's map of weights A over the same sentence, with one computed sentence on what it
 // does. Every map is computed by the frame builder (engine.multi_head); the view only picks one.
+import { rovingLine, setRoving } from "./roving.js";
 import { number } from "../lib/format.js";
 import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
@@ -9,10 +10,16 @@ const TEXT = 24;
 
 function sized(el, px) { el.style.fontSize = `${px}px`; return el; }
 
-function drawMap(tokens, weights, focus, side) {
+/** The map in words, for screen readers: each query token's row of weights. */
+function mapLabel(title, tokens, weights) {
+  const rows = weights.map((row, i) => `${tokens[i]}: ${row.map((w) => number(w, 2)).join(", ")}`);
+  return `Attention weights of ${title}, one row per query token. ${rows.join("; ")}`;
+}
+
+function drawMap(tokens, weights, focus, side, title) {
   const n = tokens.length, ox = 130, oy = 110, cell = side / n;
   const s = svg("svg", { class: "head-map", viewBox: `0 0 ${ox + side + 10} ${oy + side + 10}`,
-    width: ox + side + 10, height: oy + side + 10, role: "img" });
+    width: ox + side + 10, height: oy + side + 10, role: "img", "aria-label": mapLabel(title, tokens, weights) });
   tokens.forEach((tok, i) => {
     const row = svg("text", { x: ox - 12, y: oy + (i + 0.5) * cell, "text-anchor": "end", "dominant-baseline": "central" }, s);
     sized(row, TEXT).textContent = tok;
@@ -38,12 +45,14 @@ function drawMap(tokens, weights, focus, side) {
 }
 
 function select(root, data, k, side) {
-  root.querySelectorAll(".picker-token").forEach((b, i) => {
+  const buttons = [...root.querySelectorAll(".picker-token")];
+  buttons.forEach((b, i) => {
     b.classList.toggle("selected", i === k);
     b.setAttribute("aria-pressed", String(i === k));
   });
+  setRoving(buttons, k);
   const head = data.heads[k];
-  const map = drawMap(data.tokens, head.weights, data.focus, side);
+  const map = drawMap(data.tokens, head.weights, data.focus, side, head.title);
   root.querySelector(".head-body").replaceChildren(...(data.show_summary === false ? [map] : [map, summary(head)]));
 }
 
@@ -71,6 +80,7 @@ registerWidget("head-picker", (root, widget) => {
     b.addEventListener("click", () => select(root, data, k, side));
     bar.appendChild(b);
   });
+  rovingLine(bar, () => [...bar.querySelectorAll(".picker-token")], (k) => select(root, data, k, side));
   const body = document.createElement("div");
   body.className = "head-body";
   Object.assign(body.style, { display: "flex", gap: "40px", alignItems: "flex-start", flex: "1", minHeight: "0" });

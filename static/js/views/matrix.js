@@ -113,6 +113,8 @@ function buildTensor(g, t, L) {
   }));
   svg("rect", { class: "row-hl", x: gx - 4, width: L.cols.extent + 8, height: L.ch + 4, rx: 8 }, g);
   g.dataset.signature = signature(t);
+  // Read as a table (views/tensor-table.js) and through its cells' own names, not as loose text.
+  for (const el of g.querySelectorAll(":scope > text")) el.setAttribute("aria-hidden", "true");
 }
 
 /** What the grid's geometry depends on: when it changes the inside is rebuilt. Everything else a

@@ -25,13 +25,12 @@ function item(slide, n, thumb) {
   button.type = "button";
   button.className = "overview-item";
   button.dataset.slide = String(n);
-  button.setAttribute("aria-label", `${n}: ${slide.title}`);
   const title = document.createElement("span");
   title.className = "thumb-title";
   const num = document.createElement("span");
   num.className = "thumb-number";
   num.textContent = String(n);
-  title.append(num, document.createTextNode(slide.title));
+  title.append(num, document.createTextNode(` ${slide.title}`));  // its name: "3 Queries"
   button.append(thumb, title);
   return button;
 }

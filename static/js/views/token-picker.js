@@ -1,6 +1,7 @@
-// "token-picker": choose a query token (click, or keys 1–9, Tab / Shift+Tab through the talk's
-// TokenPickerKeys controller) and show its row of attention weights with the row sum. Every row is
-// precomputed by the frame builder; the view only picks one.
+// "token-picker": choose a query token (click; the arrows inside the picker, one Tab stop; or keys
+// 1–9 through the talk's TokenPickerKeys controller) and show its row of attention weights with the
+// row sum. Every row is precomputed by the frame builder; the view only picks one.
+import { rovingLine, setRoving } from "./roving.js";
 import { drawBars } from "./weight-bars.js";
 import { registerWidget } from "./widgets.js";
 
@@ -14,10 +15,12 @@ export function selectToken(root, index) {
   const data = dataOf(root);
   const i = Math.max(0, Math.min(data.tokens.length - 1, index));
   root.dataset.selected = String(i);
-  root.querySelectorAll(".picker-token").forEach((b, k) => {
+  const buttons = [...root.querySelectorAll(".picker-token")];
+  buttons.forEach((b, k) => {
     b.classList.toggle("selected", k === i);
     b.setAttribute("aria-pressed", String(k === i));
   });
+  setRoving(buttons, i);
   drawBars(root.querySelector(".picker-bars"), {
     title: `${data.title}: “${data.tokens[i]}”`, labels: data.tokens, values: data.rows[i], digits: 3,
     highlight: i, sum: data.sums[i], scale_max: data.scale_max ?? null,
@@ -32,7 +35,7 @@ registerWidget("token-picker", (root, widget) => {
   const bar = document.createElement("div");
   bar.className = "picker-tokens";
   bar.setAttribute("role", "group");
-  bar.setAttribute("aria-label", "Choose a query token (keys 1–9 or Tab)");
+  bar.setAttribute("aria-label", "Choose a query token (arrow keys, or 1–9)");
   tokens.forEach((tok, i) => {
     const b = document.createElement("button");
     b.type = "button";
@@ -46,6 +49,7 @@ registerWidget("token-picker", (root, widget) => {
     b.addEventListener("click", () => selectToken(root, i));
     bar.appendChild(b);
   });
+  rovingLine(bar, () => [...bar.querySelectorAll(".picker-token")], (k) => selectToken(root, k));
   const bars = document.createElement("div");
   bars.className = "picker-bars";
   bars.setAttribute("aria-live", "polite");

@@ -10,6 +10,22 @@ const VIEWS = new Map();
 
 export function registerWidget(type, render) { VIEWS.set(type, render); }
 
+/**
+ * A widget's drawing is one image to a screen reader, named by its words in reading order (its
+ * title first), instead of dozens of loose numbers; its buttons and sliders stay outside it.
+ */
+function nameDrawing(el, w) {
+  for (const drawing of el.querySelectorAll("svg.widget-svg")) {
+    if (drawing.hasAttribute("aria-label") && !drawing.dataset.autoName) continue;  // the view named it
+    drawing.dataset.autoName = "1";
+    const words = [...drawing.querySelectorAll("text")].map((t) => t.textContent.trim()).filter(Boolean);
+    const title = w.data?.title;
+    const name = [title, ...words.filter((t) => t !== title)].filter(Boolean).join(", ");
+    drawing.setAttribute("role", "img");
+    drawing.setAttribute("aria-label", name || w.type.replace(/-/g, " "));
+  }
+}
+
 export function renderWidgets(layer, widgets, ctx = {}) {
   if (!layer) return;
   const existing = new Map([...layer.querySelectorAll(":scope > .widget")].map((el) => [el.dataset.widget, el]));
@@ -30,6 +46,7 @@ export function renderWidgets(layer, widgets, ctx = {}) {
     Object.assign(el.style, { left: `${w.box.x}px`, top: `${w.box.y}px`, width: `${w.box.w}px`,
       height: `${w.box.h}px` });
     render(el, w, ctx);
+    nameDrawing(el, w);
   }
   for (const el of existing.values()) el.remove();
 }
