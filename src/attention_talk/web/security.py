@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+
 def csp(frame_ancestors: str = "'self'") -> str:
     """The Content-Security-Policy: everything from this origin only; no inline script; embedding
     by the pages ``frame_ancestors`` allows (``ATTENTION_TALK_FRAME_ANCESTORS``, checked by settings)."""
