@@ -1,4 +1,4 @@
-"""The command line: ``attention-talk serve | validate | schema``."""
+"""The command line: ``attention-talk serve | validate | export | schema`` (and the catalog commands)."""
 
 from __future__ import annotations
 
@@ -132,6 +132,29 @@ def _fail_lines(path: Path, exc: DeckError) -> None:
     for e in exc.errors:
         typer.echo(f"{path}: {e}", err=True)
     raise typer.Exit(1)
+
+
+@app.command("export")
+def export_(
+    deck: Annotated[str | None, typer.Argument(help="The deck's id (e.g. attention-step-by-step).")] = None,
+    format_: Annotated[str, typer.Option("--format", help="site (a static folder), pdf or png.")] = "site",
+    out: Annotated[Path, typer.Option(help="The folder (site, png) or file (pdf) to write.")] = Path("export"),
+    all_: Annotated[bool, typer.Option("--all", help="Every deck, with an index page (site only).")] = False,
+    notes: Annotated[bool, typer.Option(help="PDF: the notes and narration beside each page.")] = False,
+    size: Annotated[str, typer.Option(help="PNG: WIDTHxHEIGHT in pixels.")] = "1920x1080",
+) -> None:
+    """Take the talk anywhere: a static site, a PDF (one page per step) or one PNG per step."""
+    from attention_talk.export.command import run
+    from attention_talk.export.local import ExportError
+
+    if format_ not in ("site", "pdf", "png"):
+        typer.echo(f"--format {format_!r}: choose site, pdf or png", err=True)
+        raise typer.Exit(2)
+    try:
+        typer.echo(run(_settings(), deck, format_, out, all_, notes, size))
+    except ExportError as exc:
+        typer.echo(f"export: {exc}", err=True)
+        raise typer.Exit(1) from None
 
 
 @app.command()

@@ -1,4 +1,6 @@
 // Fetches the frames of every slide once (prefetch), so that stepping never waits on the network.
+import { framesUrl } from "./lib/site.js";
+
 export class FrameStore {
   constructor(deckId, slides) {
     this.deckId = deckId;
@@ -7,7 +9,7 @@ export class FrameStore {
     this.pending = new Map();
   }
   url(slideId) {
-    return `/api/decks/${encodeURIComponent(this.deckId)}/slides/${encodeURIComponent(slideId)}/frames`;
+    return framesUrl(this.deckId, slideId);
   }
   load(slideId) {
     if (!this.pending.has(slideId)) {

@@ -1,13 +1,16 @@
 // The talk page (/talk/{deck}): the audience's stage, its caption bar and progress, and the keys
-// that only the audience window has (speaker view, theme, narration, swipes, the token picker).
+// that only the audience window has (speaker view, theme, narration, swipes, the token picker), and
+// embedding in another page (?embed=1, postMessage).
 import { CaptionController } from "./controllers/caption.js";
 import { DerivationController } from "./controllers/derivation.js";
+import { EmbedController } from "./controllers/embed.js";
 import { ProgressController } from "./controllers/progress.js";
 import { SpeakerController } from "./controllers/speaker.js";
 import { StageController } from "./controllers/stage.js";
 import { ThemeController } from "./controllers/theme.js";
 import { TokenPickerKeys } from "./controllers/token-picker.js";
 import { TouchController } from "./controllers/touch.js";
+import { readJson } from "./lib/page-data.js";
 import { boot } from "./startup.js";
 
 const root = document.getElementById("player");
@@ -21,5 +24,6 @@ boot("player", {
   },
   slidesFrom: root.querySelector("#stage"),
   more: ({ player }) => [new SpeakerController(player), new ThemeController(player),
-    new TokenPickerKeys(player, root), new TouchController(player, root)],
+    new TokenPickerKeys(player, root), new TouchController(player, root),
+    new EmbedController(player, root, readJson("embed-data").frame_ancestors)],
 });

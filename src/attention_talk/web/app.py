@@ -40,7 +40,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.add_middleware(RelativeRedirects)
     app.add_middleware(HeadAsGet)
     app.add_middleware(HeaderLimit, max_bytes=settings.max_header_bytes)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     app.mount("/static", StaticFiles(directory=data_dir("static")), name="static")
     pages.mount_docs_assets(app)
     app.include_router(api.router)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-CSP = "; ".join([
+
+def csp(frame_ancestors: str = "'self'") -> str:
+    """The Content-Security-Policy: everything from this origin only; no inline script; embedding
+    by the pages ``frame_ancestors`` allows (``ATTENTION_TALK_FRAME_ANCESTORS``, checked by settings)."""
+    return "; ".join([*_POLICY, f"frame-ancestors {frame_ancestors}"])
+
+
+_POLICY = [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
@@ -14,20 +21,28 @@ CSP = "; ".join([
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",
-    "frame-ancestors 'self'",
-])
-HEADERS = [
-    (b"content-security-policy", CSP.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"SAMEORIGIN"),
-    (b"cross-origin-opener-policy", b"same-origin"),
 ]
+CSP = csp()
+
+
+def headers(frame_ancestors: str = "'self'") -> list[tuple[bytes, bytes]]:
+    """Every security header; X-Frame-Options (for browsers without CSP 2) only when it can say the
+    same thing as frame-ancestors: SAMEORIGIN for 'self', DENY for 'none'."""
+    out = [(b"content-security-policy", csp(frame_ancestors).encode()),
+           (b"x-content-type-options", b"nosniff"),
+           (b"referrer-policy", b"no-referrer"),
+           (b"cross-origin-opener-policy", b"same-origin")]
+    legacy = {"'self'": b"SAMEORIGIN", "'none'": b"DENY"}.get(frame_ancestors)
+    return [*out, (b"x-frame-options", legacy)] if legacy else out
+
+
+HEADERS = headers()
 
 
 class SecurityHeaders:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, frame_ancestors: str = "'self'") -> None:
         self.app = app
+        self.headers = headers(frame_ancestors)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -38,7 +53,7 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 message["headers"] = [*message.get("headers", []),
-                                      *((k, v) for k, v in HEADERS if k not in present)]
+                                      *((k, v) for k, v in self.headers if k not in present)]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

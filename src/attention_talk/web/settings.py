@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from attention_talk.paths import data_dir
+
+_SOURCE = re.compile(r"^(?:'self'|'none'|https?:|(?:https?://)?(?:\*\.)?[A-Za-z0-9.-]+(?::(?:\d{1,5}|\*))?)$")
+
+
+def check_frame_ancestors(value: str) -> list[str]:
+    """The frame-ancestors sources, each checked: a quote, a semicolon or a path would let the
+    setting break out of the Content-Security-Policy header."""
+    sources = value.split()
+    if not sources:
+        raise ValueError("give at least one source, e.g. 'self'")
+    for src in sources:
+        if not _SOURCE.match(src):
+            raise ValueError(f"{src!r} is not a frame-ancestors source ('self', 'none', https:, or an origin "
+                             "such as https://example.org:8443)")
+    if "'none'" in sources and len(sources) > 1:
+        raise ValueError("'none' cannot be combined with other sources")
+    return sources
 
 
 class SettingsError(ValueError):
@@ -81,3 +99,13 @@ class Settings(BaseSettings):
     limit_concurrency: int = Field(
         default=1000, ge=1,
         description="Open connections plus requests in progress per worker; beyond it uvicorn answers 503.")
+    frame_ancestors: str = Field(
+        default="'self'",
+        description="Who may embed the talk in an <iframe> (CSP frame-ancestors): 'self', 'none', or "
+                    "space-separated origins such as https://course.example.org; they may also drive it "
+                    "with postMessage.")
+
+    @field_validator("frame_ancestors")
+    @classmethod
+    def _frame_ancestors(cls, value: str) -> str:
+        return " ".join(check_frame_ancestors(value))

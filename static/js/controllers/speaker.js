@@ -1,14 +1,11 @@
 // S opens the speaker view in a second window (or brings it to the front if it is already open).
+import { talkUrl } from "../lib/site.js";
 import { Controller } from "./controller.js";
-
-function presenterUrl(deckId) {
-  return `/talk/${encodeURIComponent(deckId)}/presenter`;
-}
 
 export class SpeakerController extends Controller {
   constructor(player) {
     super(player);
-    this.url = presenterUrl(player.manifest.id);
+    this.url = talkUrl(player.manifest.id, "presenter");
     this.windowName = `attention-talk-presenter-${player.manifest.id}`;
     player.register("speaker", () => this.open());
   }

@@ -41,7 +41,8 @@ def index(request: Request, store: StoreDep) -> HTMLResponse:
 def talk(request: Request, deck: DeckDep) -> HTMLResponse:
     """The player: every slide's shell and every step's words, rendered on the server."""
     return templates.TemplateResponse(request, "talk.html", {
-        "deck": deck, "manifest": manifest(deck), "keys": KEYS})
+        "deck": deck, "manifest": manifest(deck), "keys": KEYS,
+        "frame_ancestors": request.app.state.settings.frame_ancestors.split()})
 
 
 @router.get("/talk/{deck}/presenter", include_in_schema=False)

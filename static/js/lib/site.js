@@ -1,0 +1,21 @@
+// Where the talk's files are. Served by attention-talk, every URL is absolute ("/api/…"). In a
+// static export (attention-talk export --format site) the <html> element carries data-root, the
+// relative way up to the site's root (e.g. "../../"), and the frames are plain files
+// (api/decks/<deck>/slides/<slide>/frames.json), so the folder plays from any static host and any
+// sub-path.
+const root = document.documentElement.dataset.root;
+
+/** True in a static export: no API behind the page (no lab recompute, no rooms). */
+export const staticSite = root !== undefined;
+
+/** The URL of one slide's frames. */
+export function framesUrl(deckId, slideId) {
+  const path = `api/decks/${encodeURIComponent(deckId)}/slides/${encodeURIComponent(slideId)}/frames`;
+  return staticSite ? `${root}${path}.json` : `/${path}`;
+}
+
+/** The URL of a page of the talk: "" (the talk), "presenter", "print". */
+export function talkUrl(deckId, page = "") {
+  const path = `talk/${encodeURIComponent(deckId)}${page ? `/${page}` : ""}`;
+  return staticSite ? `${root}${path}/` : `/${path}`;
+}
