@@ -170,3 +170,18 @@ def test_postmessage_origins_match_csp_sources_in_js() -> None:
     done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [want for _, _, want in ORIGIN_CASES]
+
+
+def test_a_missing_browser_is_one_line_saying_how_to_install(tmp_path) -> None:
+    import os
+    import sys
+
+    env = {**os.environ, "ATTENTION_TALK_CHROMIUM": str(tmp_path / "no-chromium")}
+    done = subprocess.run([sys.executable, "-m", "attention_talk", "export", "attention-walkthrough", "--format",
+                           "pdf", "--out", str(tmp_path / "t.pdf")], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("export: Chromium did not start")
+    assert "pip install 'attention-talk[export]'" in lines[0] and "Traceback" not in done.stderr
+    assert not (tmp_path / "t.pdf").exists()
