@@ -20,7 +20,8 @@ from attention_talk.frames.primitives import Strict as _Model
 from attention_talk.frames.widgets import AnyWidget, Widget
 
 __all__ = ["STAGE_H", "STAGE_W", "AnyWidget", "Arrow", "Box", "CellDerivation", "Counter", "DerivPart",
-           "Derivation", "Frame", "FrameBody", "Highlight", "Kind", "Note", "Symbol", "Tensor", "Term", "Widget"]
+           "Derivation", "Frame", "FrameBody", "Highlight", "Kind", "Note", "Symbol", "Tensor", "TensorSource", "Term",
+           "Widget"]
 
 STAGE_W, STAGE_H = 1600, 900
 
@@ -77,6 +78,24 @@ class Derivation(_Model):
     cells: list[CellDerivation] = Field(default_factory=list)
 
 
+class TensorSource(_Model):
+    """Where a tensor computed from a real model comes from: run ``text`` through ``model`` and take
+    the attention map of ``layer``, ``head`` (0-based), e.g. with ``POST /api/model/attention``.
+
+    ``quantity`` says what the displayed cells are: ``weights`` (the map itself, as the API returns
+    it); ``scores`` (q·k), ``scaled`` (÷ √d_k) or ``masked`` (+ causal mask), whose row-wise softmax
+    is those weights; ``rope`` (q·k of that head's query and key re-placed at other positions);
+    ``previous``, ``first`` or ``induction`` (a measure of every head: ``layer`` and ``head`` null,
+    a layers × heads grid in percent)."""
+
+    model: str = Field(description="The model's name (general.name of its GGUF file).")
+    text: str = Field(description="The text run through the model.")
+    layer: int | None = Field(description="Layer, 0-based; null for a grid over every layer.")
+    head: int | None = Field(description="Query head, 0-based; null for a grid over every head.")
+    quantity: Literal["weights", "scores", "scaled", "masked", "rope", "previous", "first", "induction"] = Field(
+        default="weights", description="What the cells are (see above).")
+
+
 class Tensor(_Model):
     name: str = Field(description="Stable id within a slide; the player animates tensors by name.")
     label: str = Field(description="Title drawn above the matrix, e.g. 'Q = X·W_Q'.")
@@ -97,6 +116,9 @@ class Tensor(_Model):
     reveal: Literal["all", "highlight", "none"] = Field(
         default="all", description="Which cells show their number: all, only highlighted ones, none.")
     derivation: Derivation | None = Field(default=None, description="Per-cell derivations.")
+    source: TensorSource | None = Field(default=None, description=(
+        "Set when the tensor was computed from a real model: the text, layer and head to recompute it "
+        "with POST /api/model/attention."))
 
 
 class Counter(_Model):
