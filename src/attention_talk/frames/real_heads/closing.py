@@ -87,7 +87,8 @@ def _next(ctx: BuildContext) -> FrameBody:
          "body": "change the sentence, pick any layer and head, and click any cell for its derivation"}], columns=1)
     link = widget("link", "lab", LAYOUT["link"], {
         "title": "open the lab with this sentence", "text": f"“{an.sentence.text}”", "href": lab_link(ctx),
-        "detail": f"{display_name(ctx.model.config)}, layer {job.layer}, head {job.head}: the map of this chapter"}, kind="weights")
+        "detail": f"{display_name(ctx.model.config)}, layer {job.layer}, head {job.head}: the map of this chapter"},
+        kind="weights")
     return FrameBody(widgets=[top, link])
 
 

@@ -84,8 +84,8 @@ def _example(ctx: BuildContext, measure: str) -> FrameBody:
     logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)  # (n, n) what softmax turned into A
     t = sourced(derive_weights(t, logits, row_names=toks, col_names=toks), an.model_name, run.text, job.layer,
                 job.head)
-    extra = (f" Rows: the second copy; columns: the first copy. Outlined: the token after each word's "
-             f"earlier occurrence.") if measure == "induction" else " Outlined: the cells the measure averages."
+    extra = (" Rows: the second copy; columns: the first copy. Outlined: the token after each word's "
+             "earlier occurrence.") if measure == "induction" else " Outlined: the cells the measure averages."
     note = Note(id="why", box=LAYOUT["note"], kind="weights", text=(
         f"The top {MEASURE_NAMES[measure]} head puts {job.best:.0%} of each row {WHAT[measure]}.{extra}"))
     return FrameBody(tensors=[t], notes=[note])

@@ -49,7 +49,7 @@ def _scores_tensor(ctx: BuildContext, stage: str, area):
 
 
 def _note(stage: str, ctx: BuildContext) -> Note:
-    an, job, maps = head_maps(ctx)
+    an, _job, maps = head_maps(ctx)
     n, d_k = maps.q.shape
     toks = token_labels(an.sentence.tokens)
     m = focus_index(ctx, an.sentence.tokens)

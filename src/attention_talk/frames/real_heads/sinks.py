@@ -44,7 +44,7 @@ def _bars(d: dict, which: str):
     m = d["m"]
     values = d[which][: m + 1]
     title = (f"row of “{d['toks'][m]}”, layer {d['job'].layer}, head {d['job'].head}" if which == "with" else
-             f"the same row with the first token masked, softmax again")
+             "the same row with the first token masked, softmax again")
     return widget("weight-bars", "sinkbars", LAYOUT["bars"], {
         "title": title, "labels": d["toks"][: m + 1], "values": [float(v) for v in values], "scale_max": 1.0,
         "digits": 2, "highlight": 0 if which == "with" else int(np.argmax(values)), "sum": float(values.sum())},
