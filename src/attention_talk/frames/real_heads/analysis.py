@@ -54,7 +54,7 @@ def repeated_text(model, seed: int, period: int = INDUCTION_PERIOD) -> str:
     """A text whose tokens are ``period`` random whole words, then the same words again.
 
     Words are drawn (``numpy.random.default_rng(seed)``) among single tokens that are a space and
-    four or more lower-case letters, and kept only when the text tokenizes back to exactly them."""
+    four to six lower-case letters, and kept only when the text tokenizes back to exactly them."""
     rng = np.random.default_rng(seed)
     tok = model.tokenizer
     for _ in range(100):
@@ -63,7 +63,7 @@ def repeated_text(model, seed: int, period: int = INDUCTION_PERIOD) -> str:
             i = int(rng.integers(0, model.config.vocab))
             piece = tok.pieces([i])[0]
             word = piece[1:]
-            if piece.startswith("Ġ") and word.isascii() and word.isalpha() and word.islower() and len(word) >= 4 \
+            if piece.startswith("Ġ") and word.isascii() and word.isalpha() and word.islower() and 4 <= len(word) <= 6 \
                     and i not in ids:
                 ids.append(i)
         words = "".join(tok.display(i) for i in ids)

@@ -38,7 +38,8 @@ def kv_figures(model) -> dict:
     c = costs(file_preset(model.config, model.path.name))
     mha, gqa = c.kv_bytes_per_token("mha"), c.kv_bytes_per_token("gqa")
     ds = costs("deepseek-v3.2")
-    return {"mha": mha, "gqa": gqa, "ratio": mha.value / gqa.value,
+    return {"mha": mha, "gqa": gqa, "ratio": mha.value / gqa.value, "mha_layer": c.kv_bytes_per_token_layer("mha"),
+            "gqa_layer": c.kv_bytes_per_token_layer("gqa"),
             "ds_mla_layer": ds.kv_bytes_per_token_layer("mla").value, "ds_ratio": ds.kv_ratio("mha", "mla").value,
             "ds_mha_layer": ds.kv_bytes_per_token_layer("mha").value}
 
@@ -63,14 +64,14 @@ def _cache(ctx: BuildContext) -> FrameBody:
     k = kv_figures(ctx.model)
     c = ctx.model.config
     bars = widget("weight-bars", "kvbars", LAYOUT["bars"], {
-        "title": f"KV cache per token, all {c.layers} layers (bf16)",
+        "title": f"KV cache per token, bytes, all {c.layers} layers (bf16)",
         "labels": [f"plain: {c.heads} K/V", f"GQA: {c.kv_heads} K/V"],
         "values": [k["mha"].value, k["gqa"].value], "digits": 0, "highlight": 1, "sum": None,
-        "value_labels": [f"{count(k['mha'].value)} bytes", f"{count(k['gqa'].value)} bytes"]}, kind="value")
+        "value_labels": [count(k["mha"].value), count(k["gqa"].value)]}, kind="value")
     note = Note(id="formula", box=LAYOUT["note"], kind="value", text=(
-        f"Plain: {k['mha'].formula.replace('bytes × L', '× layers')}. Grouped: "
-        f"{k['gqa'].formula.replace('bytes × L', '× layers')}. Grouping the keys and values saves "
-        f"{number(k['ratio'], 1)}× the cache, and the cache is what limits long contexts."))
+        f"Per layer, plain: {k['mha_layer'].formula} = {count(k['mha_layer'].value)} bytes; grouped: "
+        f"{k['gqa_layer'].formula} = {count(k['gqa_layer'].value)} bytes; then × {c.layers} layers. Grouping "
+        f"saves {number(k['ratio'], 1)}× the cache, which is what limits long contexts."))
     return FrameBody(widgets=[bars], notes=[note])
 
 

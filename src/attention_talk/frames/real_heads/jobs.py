@@ -54,9 +54,9 @@ def _grid(ctx: BuildContext, measure: str) -> FrameBody:
     L, h = job.grid.shape
     toks = token_labels(run.tokens)
     cells = targets(job)
-    t = tensor("grid", f"{MEASURE_NAMES[measure]} score: % of attention {WHAT[measure]} (h = head, columns = layers)",
+    t = tensor("grid", f"{MEASURE_NAMES[measure]} score, % of attention {WHAT[measure]} (h head, L layer)",
                "weights", percent(job.grid), LAYOUT["grid"], rows=[f"h{i}" for i in range(h)],
-               cols=[str(i) for i in range(L)], max_rows=h, max_cols=L, digits=0, heat=True)
+               cols=[f"L{i}" for i in range(L)], max_rows=h, max_cols=L, digits=0, heat=True)
     t.highlight = Highlight(cells=[(job.head, job.layer)])
     t = derive_sum(t, lambda r, c: [(f"{toks[q]}→{toks[k]}", 100 * float(run.head(c, r).weights[q, k]) / len(cells))
                                     for q, k in cells],

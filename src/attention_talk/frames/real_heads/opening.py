@@ -57,8 +57,9 @@ def _compare(ctx: BuildContext) -> FrameBody:
     p = costs("deepseek-v3.2").preset
     values = np.array([[getattr(c, field), getattr(p, attr)] for _, _, field, attr in ROWS], dtype=np.float64)
     labels = [r[0] for r in ROWS]
-    cols = [display_name(c), "DeepSeek-V3.2"]
-    t = tensor("sizes", "sizes, read from the file and from the cost model", "neutral", values, LAYOUT["table"],
+    cols = [display_name(c).split("-")[0], "DeepSeek"]
+    t = tensor("sizes", f"{display_name(c)} (its file) and DeepSeek-V3.2 (cost model)", "neutral", values,
+               LAYOUT["table"],
                rows=labels, cols=cols, digits=0)
     t = derive_copy(t, lambda r, col: (
         f"GGUF metadata {c.architecture}.{ROWS[r][1]} of {display_name(c)}" if col == 0 else

@@ -14,6 +14,7 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.engine.rope import rope, rope_angles
+from attention_talk.formatting import number
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, product_sum
@@ -78,20 +79,22 @@ def _grid(ctx: BuildContext, stage: str) -> FrameBody:
     toks, m, j, places = d["toks"], d["m"], d["j"], d["places"]
     rows = [f"q at {p}" for p in places]
     cols = [f"{o} apart" for o in OFFSETS]
-    t = tensor("rope", f"q(“{toks[m]}”) · k(“{toks[j]}”), placed at other positions", "scores", d["grid"],
-               LAYOUT["grid"], rows=rows, cols=cols, max_rows=len(rows), max_cols=len(cols), digits=1, heat=True)
+    shown = 1 if stage == "offsets" else len(rows)  # one place first; the other places on the next step
+    t = tensor("rope", f"q(“{toks[m]}”) · k(“{toks[j]}”), placed at other positions", "scores", d["grid"][:shown],
+               LAYOUT["grid"], rows=rows[:shown], cols=cols, max_rows=len(rows), max_cols=len(cols), digits=1,
+               heat=True)
     real = OFFSETS.index(m - j)
     if stage == "offsets":
         t.highlight = Highlight(cells=[(0, k) for k in range(len(OFFSETS))])
         text = (f"The same two vectors, “{toks[m]}” asking and “{toks[j]}” answering, pulled apart: the score "
-                f"changes with the distance, from {d['grid'][0].min():.1f} to {d['grid'][0].max():.1f}. At "
-                f"{m - j} apart it is {d['grid'][0, real]:.1f}, the score the model computed in the sentence "
-                f"({d['real']:.1f}).")
+                f"changes with the distance, from {number(d['grid'][0].min(), 1)} to {number(d['grid'][0].max(), 1)}. "
+                f"At {m - j} apart it is {number(d['grid'][0, real], 1)}, the score the model computed in the "
+                f"sentence ({number(d['real'], 1)}).")
     else:
         t.highlight = Highlight(cols=[real])
         col = d["grid"][:, real]
         text = (f"Now the same distance, {m - j} apart, at three places: the score stays "
-                f"{col[0]:.2f} (largest difference {np.ptp(col):.1e}, float rounding). Only how far apart "
+                f"{number(col[0], 2)} (largest difference {np.ptp(col):.1e}, float rounding). Only how far apart "
                 "two tokens are reaches the score, not where they stand.")
 
     def cell(r: int, c: int) -> CellDerivation:
