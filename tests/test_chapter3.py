@@ -45,6 +45,11 @@ def api_weights(client, api_frames) -> dict[str, tuple[list[str], np.ndarray]]:
     return out
 
 
+def test_sources_name_the_model_as_the_api_does(client, api_frames) -> None:
+    name = client.get("/api/model").json()["name"]
+    assert {t["source"]["model"] for t in sourced_tensors(api_frames)} == {name}
+
+
 def test_the_deck_validates_and_keeps_the_outline_order() -> None:
     deck = load_deck(DECK)
     assert needs_model(deck)

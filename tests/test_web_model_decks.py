@@ -68,3 +68,10 @@ def test_the_store_says_why_without_loading_anything(missing) -> None:
     _, store = missing
     assert "missing.gguf" in store.model_problem()
     assert store.index()[-1]["id"] == "real-heads" and store.build_seconds == {}
+
+
+def test_warming_without_the_model_leaves_the_deck_waiting(missing) -> None:
+    _, store = missing
+    thread = store.warm_in_background()
+    thread.join(timeout=30)
+    assert not thread.is_alive() and "real-heads" in store.pending

@@ -136,9 +136,12 @@ def build_deck_frames(deck: Deck, model=None) -> dict[str, list[Frame]]:
     ``attention_talk.model.load()``, which raises ModelMissing when none is installed)."""
     if needs_model(deck):
         if model is None:
-            from attention_talk.model import load
+            from attention_talk.model import ModelMissing, load
 
-            model = load()
+            try:
+                model = load()
+            except ModelMissing as exc:
+                raise DeckError(Path(f"{deck.id}.yaml"), [f"this deck needs the model: {exc}"]) from None
         deck = prepare_model_deck(deck, model)
     ctx = BuildContext(deck, model=model)
     out: dict[str, list[Frame]] = {}

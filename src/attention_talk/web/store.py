@@ -123,6 +123,23 @@ class Store:
             log.info("built deck %s from the model in %.1f s", deck_id, self.build_seconds[deck_id])
             return self.decks[deck_id]
 
+    def warm_in_background(self) -> threading.Thread | None:
+        """Build every deck waiting for the model in a daemon thread (after the model has loaded), so
+        the first visitor does not wait; a missing model is left for the deck's requests to report."""
+        if not self.pending:
+            return None
+
+        def build() -> None:
+            for deck_id in list(self.pending):
+                try:
+                    self.ensure(deck_id)
+                except DeckUnavailable as exc:
+                    log.info("deck %s not built in the background: %s", deck_id, exc)
+
+        thread = threading.Thread(target=build, name="model-decks", daemon=True)
+        thread.start()
+        return thread
+
     def index(self) -> list[dict]:
         """Every deck that loaded, as rows of the decks index (a deck waiting for a missing model
         says so)."""
