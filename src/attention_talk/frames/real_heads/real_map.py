@@ -19,7 +19,8 @@ from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import focus_index, picked, sourced, token_labels
 
-LAYOUT = {"map": box(60, 130, 1000, 560), "map_small": box(60, 130, 1000, 440), "row": box(60, 590, 1000, 130),
+# One box for the map on every step (it never moves, so the row below can come and go beside it).
+LAYOUT = {"map": box(60, 130, 1000, 450), "row": box(60, 600, 1000, 130),
           "note": box(1100, 150, 440, 480)}
 
 
@@ -75,7 +76,7 @@ def _row(ctx: BuildContext) -> FrameBody:
     toks = token_labels(an.sentence.tokens)
     n = len(toks)
     m = focus_index(ctx, an.sentence.tokens)
-    masked = _scores_tensor(ctx, "masked", LAYOUT["map_small"])
+    masked = _scores_tensor(ctx, "masked", LAYOUT["map"])
     masked.highlight = Highlight(rows=[m])
     logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)
     row = picked("row", f"softmax of the row of “{toks[m]}”", "weights", maps.weights, LAYOUT["row"],
