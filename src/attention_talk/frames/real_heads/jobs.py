@@ -87,7 +87,7 @@ def _example(ctx: BuildContext, measure: str) -> FrameBody:
     extra = (" Rows: the second copy; columns: the first copy. Outlined: the token after each word's "
              "earlier occurrence.") if measure == "induction" else " Outlined: the cells the measure averages."
     note = Note(id="why", box=LAYOUT["note"], kind="weights", text=(
-        f"The top {MEASURE_NAMES[measure]} head puts {job.best:.0%} of each row {WHAT[measure]}.{extra}"))
+        f"The top scorer on “{MEASURE_NAMES[measure]}” puts {job.best:.0%} of each row {WHAT[measure]}.{extra}"))
     return FrameBody(tensors=[t], notes=[note])
 
 
