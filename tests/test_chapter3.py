@@ -168,3 +168,13 @@ def test_the_last_slide_links_to_the_lab_with_the_sentence(api_frames) -> None:
     assert urlsplit(link["data"]["href"]).path == "/lab"
     assert query == {"text": [mapped["text"]], "source": ["model"], "layer": [str(mapped["layer"])],
                      "head": [str(mapped["head"])]}
+
+
+@pytest.mark.parametrize("href", ["https://elsewhere.example/lab", "//elsewhere.example/lab", "lab?text=x", "/\\evil"])
+def test_a_link_widget_stays_on_this_site(href) -> None:
+    from pydantic import ValidationError
+
+    from attention_talk.frames.kit.widgets import widget
+
+    with pytest.raises(ValidationError, match="href"):
+        widget("link", "lab", (0, 0, 10, 10), {"title": "t", "text": "x", "href": href})
