@@ -75,3 +75,14 @@ def test_warming_without_the_model_leaves_the_deck_waiting(missing) -> None:
     thread = store.warm_in_background()
     thread.join(timeout=30)
     assert not thread.is_alive() and "real-heads" in store.pending
+
+
+def test_export_names_the_missing_model_or_leaves_the_deck_out(missing) -> None:
+    from attention_talk.export.command import _build_model_decks
+    from attention_talk.export.local import ExportError
+
+    _, store = missing
+    with pytest.raises(ExportError, match="DECK 'real-heads': this deck needs the model"):
+        _build_model_decks(store, "real-heads", every=False)
+    _build_model_decks(store, None, every=True)  # --all: exported without it
+    assert "real-heads" in store.pending
