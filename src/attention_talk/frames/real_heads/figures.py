@@ -12,7 +12,7 @@ from attention_talk.frames.real_heads.shared import display_name
 NAMES = ("model_name", "file_layers", "file_heads", "file_kv_heads", "file_head_dim", "file_d_model",
          "group_size", "tokens_n", "prev_layer", "prev_head", "prev_score", "sink_layer", "sink_head",
          "sink_score", "ind_layer", "ind_head", "ind_score", "kv_mha_bytes", "kv_gqa_bytes", "kv_ratio",
-         "ds_kv_ratio", "repeated_text")
+         "ds_kv_ratio", "repeated_text", "sink_over_half", "heads_total")
 
 
 def model_figures(deck, model) -> dict[str, object]:
@@ -27,6 +27,7 @@ def model_figures(deck, model) -> dict[str, object]:
         "tokens_n": len(an.sentence.tokens), "repeated_text": an.repeated.text.strip(),
         "kv_mha_bytes": count(kv["mha"].value), "kv_gqa_bytes": count(kv["gqa"].value),
         "kv_ratio": number(kv["ratio"], 1), "ds_kv_ratio": number(kv["ds_ratio"], 1)}
+    fig |= {"sink_over_half": int((j["first"].grid > 0.5).sum()), "heads_total": int(j["first"].grid.size)}
     for key, m in (("prev", "previous"), ("sink", "first"), ("ind", "induction")):
         fig |= {f"{key}_layer": j[m].layer, f"{key}_head": j[m].head, f"{key}_score": f"{j[m].best:.0%}"}
     return fig
