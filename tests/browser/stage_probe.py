@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
-DECKS = ("attention-step-by-step", "attention-walkthrough")
+from attention_talk.model import default_path
+
+# Chapter 3 runs on the real model: walked wherever the model is installed (always in CI).
+_MODEL = default_path()
+DESIGNED_DECKS = ("attention-step-by-step", "attention-walkthrough")
+DECKS = DESIGNED_DECKS + (("real-heads",) if _MODEL is not None and _MODEL.is_file() else ())
 
 # Every visible text on the active slide and in the caption bar: text, position and size on
 # screen (rounded), its colour and, for a matrix, the tensor it belongs to.

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 from axe_probe import serious_violations
+from stage_probe import DECKS
 
-ONE, TWO = "attention-step-by-step", "attention-walkthrough"
+ONE, TWO, THREE = "attention-step-by-step", "attention-walkthrough", "real-heads"
 
 
 def slide_hash(page, slide_id: str, step: int | str = 1) -> str:
@@ -33,6 +34,8 @@ STEPS = [
     (TWO, "title", 1, "title step"), (TWO, "pipeline", 5, "matrix step"),
     (TWO, "self-cross-masks", 5, "token picker"), (TWO, "the-equation", 1, "equation step"),
     (TWO, "one-view", 2, "head picker widget"), (TWO, "the-cost", 3, "widget step"),
+    (THREE, "real-map", 5, "real map"), (THREE, "jobs", 1, "score grid"), (THREE, "gqa", 2, "bars"),
+    (THREE, "same-different", 3, "lab link"),
 ]
 
 
@@ -44,7 +47,7 @@ def axe_page(browser):
     ctx.close()
 
 
-@pytest.mark.parametrize("deck", [ONE, TWO])
+@pytest.mark.parametrize("deck", DECKS)  # chapter 3 where the model is installed
 def test_axe_finds_nothing_serious_on_the_talk(axe_page, server_url, deck) -> None:
     page = axe_page
     page.goto(f"{server_url}/talk/{deck}")

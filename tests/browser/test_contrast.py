@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import pytest
 from contrast_probe import CONTRAST
-from stage_probe import open_at, track
+from stage_probe import DECKS, open_at, track
 
 SAMPLED = {
     "attention-step-by-step": ["#/1/1", "#/3/1", "#/6/2", "#/9/6", "#/10/2", "#/12/3", "#/13/2", "#/15/1"],
     "attention-walkthrough": ["#/1/1", "#/2/2", "#/5/2", "#/6/4", "#/6/7", "#/8/3", "#/9/3", "#/9/4"],
 }
+if "real-heads" in DECKS:  # chapter 3, where the model is installed: RoPE, the real map, a grid, bars, the link
+    SAMPLED["real-heads"] = ["#/3/3", "#/5/4", "#/6/1", "#/7/2", "#/8/3"]
 
 
 @pytest.mark.parametrize("theme", ["dark", "light"])

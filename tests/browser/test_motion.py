@@ -49,7 +49,9 @@ BEFORE = """() => { window.__before = new Set(); }"""
 # (one matrix replaced by the next in the same place) and its heads; and the slide changes into them.
 SAMPLED = {"attention-step-by-step": ["#/8/2", "#/9/2", "#/9/5", "#/11/4", "#/12/1", "#/12/2", "#/12/3", "#/13/1",
                                       "#/13/2", "#/13/4"],
-           "attention-walkthrough": ["#/5/5", "#/6/1", "#/6/3", "#/6/6", "#/6/8", "#/8/1", "#/8/2", "#/8/4"]}
+           "attention-walkthrough": ["#/5/5", "#/6/1", "#/6/3", "#/6/6", "#/6/8", "#/8/1", "#/8/2", "#/8/4"],
+           # chapter 3: RoPE's grid gaining rows, the real map gaining and losing its row, grid to example
+           "real-heads": ["#/3/2", "#/5/3", "#/5/4", "#/6/1"]}
 
 
 def animated_page(browser):

@@ -6,7 +6,7 @@ by name once kept its old title: "S = Q·Kᵀ" over the softmax weights)."""
 from __future__ import annotations
 
 import pytest
-from stage_probe import DECKS, VISIBLE_TEXT, deck_steps, open_at, step_forward, track
+from stage_probe import DESIGNED_DECKS, VISIBLE_TEXT, deck_steps, open_at, step_forward, track
 
 
 @pytest.fixture
@@ -20,7 +20,9 @@ def reduced(browser, server_url):
     ctx.close()
 
 
-@pytest.mark.parametrize("deck", DECKS)
+# Chapter 3 (real-heads) is left out to keep the suite's time: it passed when added (75 s on two
+# cores); run it with DESIGNED_DECKS replaced by DECKS after changing the chapter.
+@pytest.mark.parametrize("deck", DESIGNED_DECKS)
 def test_every_step_stepped_into_equals_its_url(reduced, server_url, deck) -> None:
     stepping, loading = reduced
     open_at(stepping, server_url, deck, "#/1/1")

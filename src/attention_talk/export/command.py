@@ -33,6 +33,20 @@ def _steps(app, deck_ids: list[str]) -> int:
     return sum(sum(len(s.steps) for s in store.decks[d].slides) for d in deck_ids)
 
 
+def _build_model_decks(store, deck: str | None, every: bool) -> None:
+    """Decks drawn from the real model (chapter 3) are built on first use: build the ones asked for
+    now. Without the model, asking for one by name is an error; --all leaves it out."""
+    from attention_talk.web.store import DeckUnavailable
+
+    for deck_id in list(store.pending):
+        if every or deck == deck_id:
+            try:
+                store.ensure(deck_id)
+            except DeckUnavailable as exc:
+                if deck == deck_id:
+                    raise ExportError(f"DECK {deck_id!r}: {exc}") from None
+
+
 def run(settings, deck: str | None, fmt: Format, out: Path, every: bool, notes: bool, size: str) -> str:
     """Export and return the summary line; ExportError (one line) for anything the user can fix."""
     dims = parse_size(size)
@@ -41,6 +55,7 @@ def run(settings, deck: str | None, fmt: Format, out: Path, every: bool, notes: 
     if fmt != "site" and (deck is None or every):
         raise ExportError(f"--format {fmt} exports one DECK (--all is for --format site)")
     app = _app(settings)
+    _build_model_decks(app.state.store, deck, every)
     known = sorted(app.state.store.decks)
     if deck is not None and deck not in known:
         raise ExportError(f"DECK {deck!r}: no such deck (known: {', '.join(known)})")

@@ -4,10 +4,16 @@ Pure and deterministic: the same deck gives the same frames. ``load_deck`` / ``l
 the one way in: they read a deck, check each step's builder and parameters against the chapters,
 fill the placeholders with the figures of the chapters the deck uses, and return a deck ready for
 ``build_deck_frames``.
+
+A deck using a chapter that reads a real model (chapter 3) is checked the same way at load time,
+but its model figures stay as ``{placeholders}`` until ``prepare_model_deck(deck, model)`` fills
+them; ``build_deck_frames`` does that itself (loading the default model when none is given). The
+web store builds such a deck on first request, never at start-up.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -21,7 +27,34 @@ from attention_talk.frames.model import Frame, FrameBody
 CHAPTERS_BY_NAME = {c.name: c for c in CHAPTERS}
 
 __all__ = ["BUILDERS", "CHAPTERS", "Frame", "build_deck_frames", "build_frame", "figure_sources",
-           "load_deck", "load_decks"]
+           "load_deck", "load_decks", "model_chapters", "needs_model", "prepare_model_deck"]
+
+
+def _chapters_used(deck: Deck) -> list:
+    used = {BUILDERS[s.frame.builder].chapter for sl in deck.slides for s in sl.steps
+            if s.frame is not None and s.frame.builder in BUILDERS}
+    return [c for c in CHAPTERS if c.name in used]
+
+
+def model_chapters(deck: Deck) -> list:
+    """The chapters of this deck that read a real model."""
+    return [c for c in _chapters_used(deck) if c.needs_model]
+
+
+def needs_model(deck: Deck) -> bool:
+    """True when the deck's frames and some of its figures come from a real model."""
+    return bool(model_chapters(deck))
+
+
+def _kept_model_figures(deck: Deck) -> dict[str, object]:
+    """At load time a model figure's placeholder stays as it is (filled by ``prepare_model_deck``)."""
+    return {name: "{" + name + "}" for c in model_chapters(deck) for name in c.model_figure_names}
+
+
+def prepare_model_deck(deck: Deck, model) -> Deck:
+    """The deck with its model figures filled from ``model`` (an ``attention_talk.model.Model``)."""
+    sources = [partial(fn, model=model) for c in model_chapters(deck) for fn in c.model_figures]
+    return prepare_deck(deck, None, sources) if sources else deck
 
 
 def figure_sources(deck: Deck) -> list[FigureSource]:
@@ -74,7 +107,8 @@ def load_deck(path: Path) -> Deck:
     errors = _check_builders(deck) + _check_presets(deck)
     if errors:
         raise DeckError(path, errors)
-    return prepare_deck(deck, path, figure_sources(deck))
+    sources = figure_sources(deck) + ([_kept_model_figures] if needs_model(deck) else [])
+    return prepare_deck(deck, path, sources)
 
 
 def load_decks(folder: Path) -> tuple[dict[str, Deck], list[DeckError]]:
@@ -96,10 +130,20 @@ def build_frame(ctx: BuildContext, slide_index: int, step_index: int) -> Frame:
                  narration=step.narration, builder=step.frame.builder if step.frame else None)
 
 
-def build_deck_frames(deck: Deck) -> dict[str, list[Frame]]:
+def build_deck_frames(deck: Deck, model=None) -> dict[str, list[Frame]]:
     """Every frame of a deck, keyed by slide id. A builder that fails raises DeckError naming the
-    slide, the step and the builder."""
-    ctx = BuildContext(deck)
+    slide, the step and the builder. A deck that needs a real model is built with ``model`` (default:
+    ``attention_talk.model.load()``, which raises ModelMissing when none is installed)."""
+    if needs_model(deck):
+        if model is None:
+            from attention_talk.model import ModelMissing, load
+
+            try:
+                model = load()
+            except ModelMissing as exc:
+                raise DeckError(Path(f"{deck.id}.yaml"), [f"this deck needs the model: {exc}"]) from None
+        deck = prepare_model_deck(deck, model)
+    ctx = BuildContext(deck, model=model)
     out: dict[str, list[Frame]] = {}
     for i, slide in enumerate(deck.slides):
         out[slide.id] = []

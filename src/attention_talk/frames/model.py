@@ -19,8 +19,28 @@ from attention_talk.frames.primitives import Box, Kind
 from attention_talk.frames.primitives import Strict as _Model
 from attention_talk.frames.widgets import AnyWidget, Widget
 
-__all__ = ["STAGE_H", "STAGE_W", "AnyWidget", "Arrow", "Box", "CellDerivation", "Counter", "DerivPart",
-           "Derivation", "Frame", "FrameBody", "Highlight", "Kind", "Note", "Symbol", "Tensor", "Term", "Widget"]
+__all__ = [
+    "STAGE_H",
+    "STAGE_W",
+    "AnyWidget",
+    "Arrow",
+    "Box",
+    "CellDerivation",
+    "Counter",
+    "DerivPart",
+    "Derivation",
+    "DerivedSource",
+    "Frame",
+    "FrameBody",
+    "Highlight",
+    "Kind",
+    "Note",
+    "Symbol",
+    "Tensor",
+    "TensorSource",
+    "Term",
+    "Widget",
+]
 
 STAGE_W, STAGE_H = 1600, 900
 
@@ -77,6 +97,31 @@ class Derivation(_Model):
     cells: list[CellDerivation] = Field(default_factory=list)
 
 
+class TensorSource(_Model):
+    """Where a tensor's values come from in a real model: ``POST /api/model/attention`` with this
+    ``text`` returns, for ``layer`` and ``head`` (0-based), the attention weights the tensor shows
+    (its displayed window: ``row_index`` × ``col_index``)."""
+
+    model: str = Field(description="The model's name, as GET /api/model gives it (general.name of its GGUF file).")
+    text: str = Field(description="The text run through the model.")
+    layer: int = Field(description="Layer, 0-based.")
+    head: int = Field(description="Query head, 0-based.")
+
+
+class DerivedSource(_Model):
+    """A tensor computed from a real model's run that is not an attention map itself; ``quantity``
+    says what: ``scores`` (q·k of ``layer``, ``head``), ``scaled`` (÷ √d_k), ``masked`` (+ the causal
+    mask) — each a row-wise softmax away from that head's weights —, ``rope`` (that head's q·k with
+    the query and key placed at other positions), or a measure of every head (``previous``,
+    ``first``, ``induction``: a heads × layers grid in percent; ``layer`` and ``head`` null)."""
+
+    model: str = Field(description="The model's name, as GET /api/model gives it.")
+    text: str = Field(description="The text run through the model.")
+    layer: int | None = Field(description="Layer, 0-based; null for a grid over every layer.")
+    head: int | None = Field(description="Query head, 0-based; null for a grid over every head.")
+    quantity: Literal["scores", "scaled", "masked", "rope", "previous", "first", "induction"]
+
+
 class Tensor(_Model):
     name: str = Field(description="Stable id within a slide; the player animates tensors by name.")
     label: str = Field(description="Title drawn above the matrix, e.g. 'Q = X·W_Q'.")
@@ -97,6 +142,12 @@ class Tensor(_Model):
     reveal: Literal["all", "highlight", "none"] = Field(
         default="all", description="Which cells show their number: all, only highlighted ones, none.")
     derivation: Derivation | None = Field(default=None, description="Per-cell derivations.")
+    source: TensorSource | None = Field(default=None, description=(
+        "Set when the tensor shows a real model's attention weights: the model, text, layer and head "
+        "whose POST /api/model/attention answer it equals."))
+    derived_from: DerivedSource | None = Field(default=None, description=(
+        "Set when the tensor was computed from a real model's run but is not its weights (scores, a "
+        "measure over every head …): the run and what was computed from it."))
 
 
 class Counter(_Model):

@@ -28,11 +28,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                   description="An animated talk on transformer attention; every number computed "
                               "by a NumPy engine. Frames, decks, costs and a live attention API.")
     app.state.settings = settings
-    app.state.store = store or Store.load(settings.decks_dir)
+    app.state.store = store or Store.load(settings.decks_dir, settings.model_path)
     app.state.attention_gate = Gate(settings.attention_concurrency, settings.attention_queue_timeout,
                                     "POST /api/attention")
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    app.add_exception_handler(pages.DeckPageUnavailable, pages.deck_page_unavailable)
     # Outermost last: security headers on everything, the header limit, HEAD as GET, redirects,
     # compression, the body limit.
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)

@@ -114,11 +114,14 @@ class DeckSummary(BaseModel):  # one row of the decks index (/api/decks and the 
     subtitle: str
     slides: int
     steps: int
+    needs_model: str | None = Field(default=None, description=(
+        "Set when the deck's numbers come from the real model and it is not installed: why, and how to "
+        "install it. The deck's URLs answer 503 with the same message until it is."))
 
     @classmethod
-    def of(cls, deck: Deck) -> DeckSummary:
+    def of(cls, deck: Deck, needs_model: str | None = None) -> DeckSummary:
         return cls(id=deck.id, title=deck.title, subtitle=deck.subtitle, slides=len(deck.slides),
-                   steps=deck.step_count)
+                   steps=deck.step_count, needs_model=needs_model)
 
 
 class SlideSummary(BaseModel):

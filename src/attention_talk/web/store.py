@@ -1,14 +1,24 @@
-"""Every deck and every frame, computed once at start-up and kept as ready-to-send JSON payloads
-(built from the response models in schemas.py; compressed and ETagged by compression.py)."""
+"""Every deck and every frame, kept as ready-to-send JSON payloads (built from the response models
+in schemas.py; compressed and ETagged by compression.py).
+
+Decks drawn from designed inputs are built at start-up. A deck that needs the real model (chapter 3)
+is only checked at start-up and built on its first request, once, in the caller's worker thread
+(``ensure``), so ``/healthz`` and the other decks never wait for the model. Without the model such a
+deck stays listed with a "needs the model" message, and its URLs answer 503 with the install hint.
+"""
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from attention_talk.deck import Deck, DeckError
-from attention_talk.frames import build_deck_frames, load_decks
+from attention_talk.frames import build_deck_frames, load_decks, needs_model, prepare_model_deck
+from attention_talk.model import INSTALL_HINT, ModelFileError, ModelMissing, loader
+from attention_talk.model.gguf_file import resolve_path
 from attention_talk.web.compression import Payload
 from attention_talk.web.schemas import DeckSummary, Manifest, SlideFrames
 
@@ -19,23 +29,40 @@ class DecksFolderMissing(FileNotFoundError):
     """The configured decks folder does not exist."""
 
 
+class DeckUnavailable(RuntimeError):
+    """A deck that needs the model cannot be built now; the message says why and how to fix it."""
+
+
+def needs_model_message(reason: str) -> str:
+    return f"this deck needs the model: {reason}"
+
+
 @dataclass
 class Store:
     decks: dict[str, Deck] = field(default_factory=dict)
     errors: list[DeckError] = field(default_factory=list)
     manifests: dict[str, Payload] = field(default_factory=dict)
     frames: dict[tuple[str, str], Payload] = field(default_factory=dict)
+    pending: dict[str, Deck] = field(default_factory=dict)  # decks built on first request (need the model)
+    model_path: Path | None = None
+    build_seconds: dict[str, float] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _failed: dict[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, folder: Path) -> Store:
-        """Every deck in ``folder`` with its frames. A bad deck is logged and skipped; a folder that
-        does not exist is an error (the server must not start with no talk and no word why)."""
+    def load(cls, folder: Path, model_path: Path | None = None) -> Store:
+        """Every deck in ``folder`` with its frames (those needing the model: later, see ``ensure``).
+        A bad deck is logged and skipped; a folder that does not exist is an error (the server must
+        not start with no talk and no word why)."""
         if not folder.is_dir():
             raise DecksFolderMissing(f"the decks folder {str(folder)!r} does not exist "
                                      "(set ATTENTION_TALK_DECKS_DIR to a folder of deck YAML files)")
         decks, errors = load_decks(folder)
-        store = cls(errors=errors)
+        store = cls(errors=errors, model_path=model_path)
         for deck_id, deck in decks.items():
+            if needs_model(deck):
+                store.pending[deck_id] = deck
+                continue
             try:
                 frames = build_deck_frames(deck)
             except DeckError as exc:  # a deck whose frames fail must not stop the others
@@ -43,20 +70,82 @@ class Store:
                 store.errors.append(DeckError(folder / f"{deck_id}.yaml", exc.errors))
                 continue
             store.add(deck, frames)
-        log.info("loaded %d deck(s) from %s%s", len(store.decks), folder,
+        log.info("loaded %d deck(s) from %s%s%s", len(store.decks), folder,
+                 f"; {len(store.pending)} built on first request (they need the model)" if store.pending else "",
                  f"; {len(store.errors)} skipped (see above)" if store.errors else "")
-        if not store.decks:
+        if not store.decks and not store.pending:
             log.warning("no deck loaded from %s: the index will be empty", folder)
         return store
 
     def add(self, deck: Deck, frames: dict) -> None:
         """Keep ``deck`` with its manifest and every slide's frames, each as a ready payload."""
-        self.decks[deck.id] = deck
-        self.manifests[deck.id] = Payload.of(Manifest.of(deck).model_dump(mode="json"))
         for slide_id, slide_frames in frames.items():
             self.frames[deck.id, slide_id] = Payload.of(
                 SlideFrames(deck=deck.id, slide=slide_id, frames=slide_frames).model_dump(mode="json"))
+        self.manifests[deck.id] = Payload.of(Manifest.of(deck).model_dump(mode="json"))
+        self.decks[deck.id] = deck  # last: a deck is served only once its frames are all there
+
+    def model_problem(self) -> str | None:
+        """Why the model cannot be used (missing or unreadable file), else None. Cheap: no loading."""
+        try:
+            resolve_path(self.model_path)
+        except ModelMissing as exc:
+            return str(exc)
+        return self._failed.get("model")
+
+    def ensure(self, deck_id: str) -> Deck:
+        """The deck, built now if it waits for the model (blocking: call it from a worker thread).
+        DeckUnavailable says why it cannot be built; KeyError for an unknown deck."""
+        if deck_id in self.decks:
+            return self.decks[deck_id]
+        with self._lock:  # one build at a time; the others wait for it and then find the deck
+            if deck_id in self.decks:
+                return self.decks[deck_id]
+            deck = self.pending[deck_id]
+            if deck_id in self._failed:
+                raise DeckUnavailable(self._failed[deck_id])
+            t0 = time.perf_counter()
+            try:
+                model = loader(self.model_path).model()
+                frames = build_deck_frames(deck, model)
+            except ModelMissing as exc:  # not remembered: once installed, the next request builds it
+                raise DeckUnavailable(needs_model_message(str(exc))) from None
+            except ModelFileError as exc:
+                self._failed["model"] = str(exc)
+                raise DeckUnavailable(needs_model_message(f"{exc}; {INSTALL_HINT}")) from None
+            except DeckError as exc:
+                self._failed[deck_id] = f"deck {deck_id!r} could not be built: {'; '.join(exc.errors)}"
+                log.error("%s", self._failed[deck_id])
+                raise DeckUnavailable(self._failed[deck_id]) from None
+            self.add(prepare_model_deck(deck, model), frames)
+            del self.pending[deck_id]
+            self.build_seconds[deck_id] = time.perf_counter() - t0
+            log.info("built deck %s from the model in %.1f s", deck_id, self.build_seconds[deck_id])
+            return self.decks[deck_id]
+
+    def warm_in_background(self) -> threading.Thread | None:
+        """Build every deck waiting for the model in a daemon thread (after the model has loaded), so
+        the first visitor does not wait; a missing model is left for the deck's requests to report."""
+        if not self.pending:
+            return None
+
+        def build() -> None:
+            for deck_id in list(self.pending):
+                try:
+                    self.ensure(deck_id)
+                except DeckUnavailable as exc:
+                    log.info("deck %s not built in the background: %s", deck_id, exc)
+
+        thread = threading.Thread(target=build, name="model-decks", daemon=True)
+        thread.start()
+        return thread
 
     def index(self) -> list[dict]:
-        """Every deck that loaded, as rows of the decks index."""
-        return [DeckSummary.of(d).model_dump(mode="json") for d in self.decks.values()]
+        """Every deck that loaded, as rows of the decks index (a deck waiting for a missing model
+        says so)."""
+        rows = [DeckSummary.of(d).model_dump(mode="json") for d in self.decks.values()]
+        problem = self.model_problem() if self.pending else None
+        for d in self.pending.values():
+            rows.append(DeckSummary.of(d, needs_model=needs_model_message(problem) if problem else None)
+                        .model_dump(mode="json"))
+        return rows

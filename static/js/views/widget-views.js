@@ -10,6 +10,7 @@ import "./growth.js";
 import "./head-picker.js";
 import "./heads.js";
 import "./histogram.js";
+import "./link.js";
 import "./pipeline.js";
 import "./rnn.js";
 import "./slider.js";

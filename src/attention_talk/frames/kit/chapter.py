@@ -43,13 +43,24 @@ class Builder:
 class Chapter:
     """``name``: the chapter's id; ``needs``: what its builders read from a deck (one line, shown
     in errors when a builder is used by a deck it cannot draw); ``presets``: the cost-model presets
-    whose sizes its matrices are drawn at (None: any preset)."""
+    whose sizes its matrices are drawn at (None: any preset).
+
+    A chapter that reads a real model (``attention_talk.model``) lists its model figure sources in
+    ``model_figures`` (``fn(deck, model) -> {name: value}``) and their names in ``model_figure_names``:
+    a deck using it is checked at load time against the names, and filled and built on first use,
+    when the model is loaded (``frames.prepare_model_deck``)."""
 
     name: str
     needs: str = ""
     presets: tuple[str, ...] | None = None
     figures: list[FigureSource] = field(default_factory=list)
     builders: dict[str, Builder] = field(default_factory=dict)
+    model_figures: list[Callable[[Any, Any], dict[str, object]]] = field(default_factory=list)
+    model_figure_names: tuple[str, ...] = ()
+
+    @property
+    def needs_model(self) -> bool:
+        return bool(self.model_figures) or bool(self.model_figure_names)
 
     def builder(self, name: str, params: type[BaseModel] = NoParams):
         """Register ``func(ctx, params) -> FrameBody`` under ``name`` in this chapter."""

@@ -191,3 +191,18 @@ class HeadPickerWidget(Widget):
 
     type: Literal["head-picker"]
     data: HeadPickerData
+
+
+class LinkData(WidgetData):
+    title: str = Field(description="A heading above the link.")
+    text: str = Field(description="The link's text.")
+    href: str = Field(pattern=r"^/[^/\\]", description="Where it goes: a path on this site (starts with one '/'; "
+                                                      "never another origin).")
+    detail: str = Field(default="", description="A line under the link, e.g. what is preloaded.")
+
+
+class LinkWidget(Widget):
+    """A link to another page of this site, e.g. the lab with a sentence preloaded (views/link.js)."""
+
+    type: Literal["link"]
+    data: LinkData

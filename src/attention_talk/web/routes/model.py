@@ -26,10 +26,11 @@ UNAVAILABLE = {503: {"model": Error, "description": f"No model: {INSTALL_HINT}"}
 
 @asynccontextmanager
 async def preload(app: FastAPI) -> AsyncIterator[None]:
-    """Start loading the model in a background thread; the app starts serving at once."""
+    """Start loading the model in a background thread, then build the decks that need it (chapter 3);
+    the app starts serving at once."""
     settings = app.state.settings
-    if settings.model_preload:
-        loader(settings.model_path).start()
+    if settings.model_preload and loader(settings.model_path).start():
+        app.state.store.warm_in_background()
     yield
 
 

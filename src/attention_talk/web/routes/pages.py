@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -15,7 +15,7 @@ from fastapi.templating import Jinja2Templates
 from attention_talk.deck import Deck
 from attention_talk.frames.model import STAGE_H, STAGE_W
 from attention_talk.paths import data_dir
-from attention_talk.web.deps import DeckDep, StoreDep
+from attention_talk.web.deps import DeckId, StoreDep, get_deck
 from attention_talk.web.keys import KEYS, PRESENTER_KEYS
 from attention_talk.web.schemas import Manifest
 
@@ -24,6 +24,33 @@ router = APIRouter(default_response_class=HTMLResponse)
 templates = Jinja2Templates(directory=str(data_dir("templates")))
 # The stage size, one source for the page (base.html) and the canvas viewBox (slides/matrix.html).
 templates.env.globals.update(stage_w=STAGE_W, stage_h=STAGE_H)
+
+
+class DeckPageUnavailable(Exception):
+    """A talk page whose deck cannot be built now (it needs the model): answered as an HTML page."""
+
+    def __init__(self, deck: str, message: str):
+        super().__init__(message)
+        self.deck, self.message = deck, message
+
+
+async def page_deck(deck: DeckId, store: StoreDep) -> Deck:
+    """The deck of a talk page; a 503 (the model is missing) becomes a readable page, not JSON."""
+    try:
+        return await get_deck(deck, store)
+    except HTTPException as exc:
+        if exc.status_code == 503:
+            raise DeckPageUnavailable(deck, str(exc.detail)) from None
+        raise
+
+
+DeckDep = Annotated[Deck, Depends(page_deck)]
+
+
+async def deck_page_unavailable(request: Request, exc: DeckPageUnavailable) -> HTMLResponse:
+    """503 with the reason and how to install the model, as a page a visitor can read."""
+    return templates.TemplateResponse(request, "unavailable.html", {"deck": exc.deck, "message": exc.message},
+                                      status_code=503)
 
 
 def manifest(deck: Deck) -> dict:

@@ -1,0 +1,109 @@
+"""Slide "Heads have jobs" (``real.jobs``): every head of every layer scored on three measures
+(``engine.heads``: previous token, first token, induction), shown as a heads × layers grid; then the
+top scorer of each measure on an example. The numbers decide which head is shown."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.engine import heads as measures
+from attention_talk.engine.attention import causal_mask
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_sum, derive_weights
+from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.model import FrameBody, Highlight, Note
+from attention_talk.frames.real_heads.analysis import MEASURE_NAMES, Analysis, Job, analysis
+from attention_talk.frames.real_heads.chapter import CHAPTER
+from attention_talk.frames.real_heads.shared import cards, percent, picked, sourced, token_labels
+
+LAYOUT = {"grid": box(60, 130, 1480, 400), "grid_note": box(60, 560, 1480, 130),
+          "example": box(60, 130, 1000, 560), "note": box(1100, 150, 440, 480), "cards": box(60, 150, 1480, 420)}
+Measure = Literal["previous", "first", "induction"]
+WHAT = {"previous": "on the token just before", "first": "on the first token",
+        "induction": "on the token after the earlier copy of the current one"}
+
+
+class JobsParams(Params):
+    stage: Literal["grid", "example", "summary"]
+    measure: Measure = "previous"
+
+
+def targets(job: Job) -> list[tuple[int, int]]:
+    """The (query, key) cells a measure averages."""
+    n = len(job.tokens)
+    if job.measure == "previous":
+        return [(i, i - 1) for i in range(1, n)]
+    if job.measure == "first":
+        return [(i, 0) for i in range(1, n)]
+    q, k = measures.induction_targets(n // 2)
+    return list(zip(q.tolist(), k.tolist(), strict=True))
+
+
+def _run_of(an: Analysis, job: Job):
+    return an.repeated if job.measure == "induction" else an.sentence
+
+
+def _grid(ctx: BuildContext, measure: str) -> FrameBody:
+    an = analysis(ctx)
+    job = an.jobs[measure]
+    run = _run_of(an, job)
+    L, h = job.grid.shape
+    toks = token_labels(run.tokens)
+    cells = targets(job)
+    t = tensor("grid", f"{MEASURE_NAMES[measure]} score, % of attention {WHAT[measure]} (h head, L layer)",
+               "weights", percent(job.grid), LAYOUT["grid"], rows=[f"h{i}" for i in range(h)],
+               cols=[f"L{i}" for i in range(L)], max_rows=h, max_cols=L, digits=0, heat=True)
+    t.highlight = Highlight(cells=[(job.head, job.layer)])
+    t = derive_sum(t, lambda r, c: [(f"{toks[q]}→{toks[k]}", 100 * float(run.head(c, r).weights[q, k]) / len(cells))
+                                    for q, k in cells],
+                   formula=f"mean of {len(cells)} weights × 100", title=lambda r, c: f"layer {c}, head {r}",
+                   text=lambda r, c: f"each weight × 100 ÷ {len(cells)}")
+    t = sourced(t, an.model_name, run.text, None, None, measure)
+    note = Note(id="best", box=LAYOUT["grid_note"], kind="weights", text=(
+        f"Measured on “{run.text.strip()}”: the mean weight each query puts {WHAT[measure]}, for all "
+        f"{L * h} heads. Top scorer: layer {job.layer}, head {job.head}, with {job.best:.0%}."))
+    return FrameBody(tensors=[t], notes=[note])
+
+
+def _example(ctx: BuildContext, measure: str) -> FrameBody:
+    an = analysis(ctx)
+    job = an.jobs[measure]
+    run = _run_of(an, job)
+    maps = run.head(job.layer, job.head)
+    toks = token_labels(run.tokens)
+    n = len(toks)
+    rows = list(range(n // 2, n)) if measure == "induction" else list(range(n))
+    cols = list(range(n // 2 + 1)) if measure == "induction" else list(range(n))
+    t = picked("example", f"layer {job.layer}, head {job.head}: {MEASURE_NAMES[measure]}", "weights", maps.weights,
+               LAYOUT["example"], rows=rows, cols=cols, row_names=toks, col_names=toks)
+    t.highlight = Highlight(cells=[(q, k) for q, k in targets(job) if q in rows and k in cols])
+    logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)  # (n, n) what softmax turned into A
+    t = sourced(derive_weights(t, logits, row_names=toks, col_names=toks), an.model_name, run.text, job.layer,
+                job.head)
+    extra = (" Rows: the second copy; columns: the first copy. Outlined: the token after each word's "
+             "earlier occurrence.") if measure == "induction" else " Outlined: the cells the measure averages."
+    note = Note(id="why", box=LAYOUT["note"], kind="weights", text=(
+        f"The top scorer on “{MEASURE_NAMES[measure]}” puts {job.best:.0%} of each row {WHAT[measure]}.{extra}"))
+    return FrameBody(tensors=[t], notes=[note])
+
+
+def _summary(ctx: BuildContext) -> FrameBody:
+    an = analysis(ctx)
+    items = [{"title": f"{MEASURE_NAMES[m]}: layer {j.layer}, head {j.head}", "kind": "weights",
+              "body": f"{j.best:.0%} of its attention {WHAT[m]}, the highest of all "
+                      f"{j.grid.size} heads"} for m, j in an.jobs.items()]
+    return FrameBody(widgets=[cards("jobs", LAYOUT["cards"], items, columns=3, kind="weights")])
+
+
+@CHAPTER.builder("real.jobs", JobsParams)
+def jobs(ctx: BuildContext, p: JobsParams) -> FrameBody:
+    """Score grids of every head on a measure; the top scorer's map on an example; the three jobs."""
+    if p.stage == "grid":
+        return _grid(ctx, p.measure)
+    if p.stage == "example":
+        return _example(ctx, p.measure)
+    return _summary(ctx)

@@ -1,0 +1,116 @@
+"""Slide "Positions the modern way" (``real.rope``): RoPE turns each pair of a query's and a key's
+numbers by an angle that grows with position, so q·k depends on how far apart they are.
+
+The query of the focus token and the key of the token ``OFFSET`` places before it, in the head the
+previous-token measure picks, are turned back to position 0 (``rope`` by −p) and placed again at
+other positions: the same pair at several offsets gives several scores; the same offset at several
+places gives one score (up to float rounding).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.engine.rope import rope, rope_angles
+from attention_talk.formatting import number
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_copy, product_sum
+from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.model import CellDerivation, Derivation, FrameBody, Highlight, Note
+from attention_talk.frames.real_heads.analysis import analysis
+from attention_talk.frames.real_heads.chapter import CHAPTER
+from attention_talk.frames.real_heads.shared import focus_index, sourced, token_labels
+
+LAYOUT = {"angles": box(60, 130, 1000, 460), "grid": box(60, 130, 1000, 420), "note": box(1110, 150, 430, 440)}
+PAIRS = (0, 1, 2, 8, 16, 31)  # which of the d/2 pairs the angle table shows
+OFFSET = 3  # the real pair: the focus token and the token this many places before it
+OFFSETS = (0, 1, 2, 3, 5, 8)
+PLACE_SHIFTS = (0, 8, 24)  # the focus token's own position, then further into a longer text
+
+
+class RopeParams(Params):
+    stage: Literal["angles", "offsets", "places"]
+
+
+def rope_pair(ctx: BuildContext) -> dict:
+    """The query and key (before RoPE) and the score grid of every place × offset."""
+    an = analysis(ctx)
+    job = an.jobs["previous"]
+    maps = an.sentence.head(job.layer, job.head)
+    base = ctx.model.config.rope_base
+    m = focus_index(ctx, an.sentence.tokens)
+    j = max(m - OFFSET, 0)
+    q0 = rope(maps.q[m][None], np.array([-m]), base=base)[0]  # (d_k,) the query at position 0
+    k0 = rope(maps.k[j][None], np.array([-j]), base=base)[0]  # (d_k,)
+    places = [m + s for s in PLACE_SHIFTS]
+    qs = {p: rope(q0[None], np.array([p]), base=base)[0] for p in places}
+    ks = {(p, o): rope(k0[None], np.array([p - o]), base=base)[0] for p in places for o in OFFSETS}
+    grid = np.array([[qs[p] @ ks[p, o] for o in OFFSETS] for p in places])  # (places, offsets)
+    return {"job": job, "m": m, "j": j, "places": places, "qs": qs, "ks": ks, "grid": grid,
+            "real": float(maps.scores[m, j]), "toks": token_labels(an.sentence.tokens), "model": an.model_name,
+            "text": an.sentence.text}
+
+
+def _angles(ctx: BuildContext) -> FrameBody:
+    an = analysis(ctx)
+    c = ctx.model.config
+    toks = token_labels(an.sentence.tokens)
+    n = len(toks)
+    angles = rope_angles(np.arange(n), c.head_dim, c.rope_base)[:, list(PAIRS)].T  # (pairs, n)
+    labels = [f"pair {i}" for i in PAIRS]
+    t = tensor("angles", "angle p·θᵢ (radians) each pair is turned by", "neutral", angles, LAYOUT["angles"],
+               rows=labels, cols=toks, max_rows=len(PAIRS), max_cols=n, digits=1, heat=True)
+    t = derive_copy(t, lambda r, col: (
+        f"position {col} × θ_{PAIRS[r]} = {col} × {c.rope_base:g}^(−{2 * PAIRS[r]}/{c.head_dim})",
+        float(angles[r, col])), formula="p·base^(−2i/d_k)", title=lambda r, col: f"{labels[r]} at “{toks[col]}”")
+    note = Note(id="why", box=LAYOUT["note"], kind="neutral", text=(
+        f"RoPE cuts q and k into {c.head_dim // 2} pairs and turns pair i by position × θᵢ. Pair 0 turns "
+        f"a full radian per token, pair {c.head_dim // 2 - 1} only {angles[-1, -1]:.4f} radians by the "
+        "last token: fast hands and slow hands, like a clock."))
+    return FrameBody(tensors=[t], notes=[note])
+
+
+def _grid(ctx: BuildContext, stage: str) -> FrameBody:
+    d = rope_pair(ctx)
+    toks, m, j, places = d["toks"], d["m"], d["j"], d["places"]
+    rows = [f"q at {p}" for p in places]
+    cols = [f"{o} apart" for o in OFFSETS]
+    shown = 1 if stage == "offsets" else len(rows)  # one place first; the other places on the next step
+    t = tensor("rope", f"q(“{toks[m]}”) · k(“{toks[j]}”), placed at other positions", "scores", d["grid"][:shown],
+               LAYOUT["grid"], rows=rows[:shown], cols=cols, max_rows=len(rows), max_cols=len(cols), digits=1,
+               heat=True)
+    real = OFFSETS.index(m - j)
+    if stage == "offsets":
+        t.highlight = Highlight(cells=[(0, k) for k in range(len(OFFSETS))])
+        text = (f"The same two vectors, “{toks[m]}” asking and “{toks[j]}” answering, pulled apart: the score "
+                f"changes with the distance, from {number(d['grid'][0].min(), 1)} to {number(d['grid'][0].max(), 1)}. "
+                f"At {m - j} apart it is {number(d['grid'][0, real], 1)}, the score the model computed in the "
+                f"sentence ({number(d['real'], 1)}).")
+    else:
+        t.highlight = Highlight(cols=[real])
+        col = d["grid"][:, real]
+        text = (f"Now the same distance, {m - j} apart, at three places: the score stays "
+                f"{number(col[0], 2)} (largest difference {np.ptp(col):.1e}, float rounding). Only how far apart "
+                "two tokens are reaches the score, not where they stand.")
+
+    def cell(r: int, c: int) -> CellDerivation:
+        p, o = places[r], OFFSETS[c]
+        part = product_sum(d["qs"][p], d["ks"][p, o], text=f"q turned to position {p} · k turned to position {p - o}")
+        return CellDerivation(r=r, c=c, title=f"q at {p} · k at {p - o}", parts=[part], value=part.value)
+
+    t.derivation = Derivation(kind="scores", formula="R(p)q · R(p − offset)k",
+                              cells=[cell(r, c) for r in t.row_index for c in t.col_index])
+    t = sourced(t, d["model"], d["text"], d["job"].layer, d["job"].head, "rope")
+    return FrameBody(tensors=[t], notes=[Note(id="why", box=LAYOUT["note"], kind="scores", text=text)])
+
+
+@CHAPTER.builder("real.rope", RopeParams)
+def rope_slide(ctx: BuildContext, p: RopeParams) -> FrameBody:
+    """RoPE's angles per pair and position; one query and key at other offsets and other places."""
+    if p.stage == "angles":
+        return _angles(ctx)
+    return _grid(ctx, p.stage)

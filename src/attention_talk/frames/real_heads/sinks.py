@@ -1,0 +1,86 @@
+"""Slide "Why sinks exist" (``real.sinks``): softmax must give a row weights that add up to 1, so a
+head with nothing to read parks them on the first token. One row of the first-token measure's top
+scorer, with the first token and without it (its score masked too, softmax again)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from attention_talk.engine.attention import causal_mask, softmax
+from attention_talk.frames.context import BuildContext
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.model import FrameBody, Note
+from attention_talk.frames.real_heads.analysis import analysis
+from attention_talk.frames.real_heads.chapter import CHAPTER
+from attention_talk.frames.real_heads.shared import cards, focus_index, token_labels
+
+LAYOUT = {"cards": box(60, 140, 1480, 300), "bars": box(60, 130, 960, 560), "note": box(1070, 150, 470, 460)}
+
+
+class SinkParams(Params):
+    stage: Literal["rule", "with", "without"]
+
+
+def sink_rows(ctx: BuildContext) -> dict:
+    """The focus row of the sink head: its weights, and softmax again with the first key masked."""
+    an = analysis(ctx)
+    job = an.jobs["first"]
+    maps = an.sentence.head(job.layer, job.head)
+    n, d_k = maps.q.shape
+    m = focus_index(ctx, an.sentence.tokens)
+    logits = (maps.scores / np.sqrt(d_k) + causal_mask(n))[m]  # (n,)
+    without = logits.copy()
+    without[0] = -np.inf
+    norms = np.linalg.norm(maps.v, axis=1)  # (n,) length of each token's value vector
+    return {"job": job, "m": m, "toks": token_labels(an.sentence.tokens), "with": maps.weights[m],
+            "without": softmax(without), "text": an.sentence.text, "v_ratio": float(norms[0] / norms[1:].mean())}
+
+
+def _bars(d: dict, which: str):
+    m = d["m"]
+    values = d[which][: m + 1]
+    title = (f"row of “{d['toks'][m]}”, layer {d['job'].layer}, head {d['job'].head}" if which == "with" else
+             "the same row with the first token masked, softmax again")
+    return widget("weight-bars", "sinkbars", LAYOUT["bars"], {
+        "title": title, "labels": d["toks"][: m + 1], "values": [float(v) for v in values], "scale_max": 1.0,
+        "digits": 2, "highlight": 0 if which == "with" else int(np.argmax(values)), "sum": float(values.sum())},
+        kind="weights")
+
+
+def _rule(ctx: BuildContext) -> FrameBody:
+    d = sink_rows(ctx)
+    job = d["job"]
+    return FrameBody(widgets=[cards("rule", LAYOUT["cards"], [
+        {"title": "softmax has no “nothing”", "kind": "weights",
+         "body": "every row's weights are positive and add up to 1, whatever the scores"},
+        {"title": "so a head that finds nothing parks its weight", "kind": "weights",
+         "body": f"layer {job.layer}, head {job.head} puts {job.best:.0%} of every row on the first token, "
+                 "whatever that token is"},
+    ], columns=2, arrows=True, active=1)])
+
+
+def _with(ctx: BuildContext, which: str) -> FrameBody:
+    d = sink_rows(ctx)
+    w = d[which]
+    others = w[1: d["m"] + 1]
+    text = (f"With the first token: {w[0]:.0%} of the row parks there; the other {len(others)} tokens share "
+            f"{others.sum():.0%}. The first token's value vector is {d['v_ratio']:.2f} times as long as the "
+            "others' on average, so what it adds to the output is " + ("small." if d["v_ratio"] < 1 else "no smaller.")
+            if which == "with" else
+            f"Without it the same scores must spread over the others: the largest now gets {w.max():.0%} "
+            f"(“{d['toks'][int(w.argmax())]}”). The head would have to read something it had no reason to "
+            "read, which is why models keep a sink (Xiao et al. 2023).")
+    return FrameBody(widgets=[_bars(d, which)], notes=[Note(id="why", box=LAYOUT["note"], kind="weights",
+                                                            text=text)])
+
+
+@CHAPTER.builder("real.sinks", SinkParams)
+def sinks(ctx: BuildContext, p: SinkParams) -> FrameBody:
+    """Why rows park weight on the first token; one row with and without it."""
+    if p.stage == "rule":
+        return _rule(ctx)
+    return _with(ctx, p.stage)
