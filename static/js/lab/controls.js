@@ -76,8 +76,10 @@ export class Controls {
     if (picker.childElementCount !== state.heads) {
       picker.replaceChildren(...Array.from({ length: state.heads }, (_, h) => radio("ill-head", h, `${h}`, false, `head ${h}`)));
     }
-    for (const r of picker.querySelectorAll("input")) r.checked = Number(r.value) === state.head;
-    for (const r of this.el("lab-groups").querySelectorAll("input")) r.checked = Number(r.value) === state.head;
+    for (const r of [...picker.querySelectorAll("input"), ...this.el("lab-groups").querySelectorAll("input")]) {
+      r.checked = Number(r.value) === state.head;
+      r.parentElement.classList.toggle("checked", r.checked);
+    }
     const lab = f.closest(".lab");
     lab.dataset.source = state.source;
   }

@@ -1,18 +1,25 @@
 // The head view: every token twice, readers on the left and the tokens they read on the right, with
-// a line from each reader to each token it reads, as strong as the weight. Hover or focus a reader
-// and only its lines stay lit, and its strongest reads are written out (numbers from the answer).
+// a line from each reader to each token it reads, as strong as the weight (the strongest reads of
+// each row; lines on a canvas, so 64 tokens redraw at typing speed). Hover or focus a reader and
+// only its lines stay lit, and its strongest reads are written out (numbers from the answer).
 import { number } from "../lib/format.js";
 import { svg } from "../views/dom.js";
-import { quoted, shown } from "./map.js";
+import { quoted, shown } from "./table.js";
 
-const ROW = 28, MIN_GAP = 120, MAX_GAP = 420, FAINT = 0.01;
+const ROW = 28, MIN_GAP = 120, MAX_GAP = 420, FAINT = 0.02, PER_READER = 12; // the strongest reads drawn
+const HINT = "Hover or focus a token on the left to see what it reads.";
+
+/** [weight, key] of a row's strongest reads (at most PER_READER, none under FAINT), strongest first. */
+function strongest(row) {
+  return row.map((w, j) => [w ?? 0, j]).filter(([w]) => w >= FAINT).sort((a, b) => b[0] - a[0]).slice(0, PER_READER);
+}
 
 export class LinesView {
-  constructor(svgEl, readout) {
-    this.svg = svgEl;
-    this.readout = readout;
+  constructor({ stage, svgEl, canvas, readout }) {
+    Object.assign(this, { stage, svg: svgEl, canvas, readout });
     this.data = null;
     this.focused = null;
+    this.shape = "";
     const pick = (e) => {
       const t = e.target.closest?.(".reader");
       if (t) this.focus(Number(t.dataset.i));
@@ -28,46 +35,75 @@ export class LinesView {
     this.data = data;
     const n = data.tokens.length;
     const longest = Math.max(...data.tokens.map((t) => t.length), 1);
-    const colW = Math.min(170, 20 + longest * 9.8);
+    const colW = Math.ceil(Math.min(170, 20 + longest * 9.8) / 24) * 24;
     const gap = Math.max(MIN_GAP, Math.min(MAX_GAP, width - 2 * colW - 4));
-    const x1 = colW, x2 = colW + gap, full = x2 + colW, height = n * ROW + 12;
-    this.svg.replaceChildren();
-    Object.entries({ viewBox: `0 0 ${full} ${height}`, width: full, height }).forEach(([k, v]) => this.svg.setAttribute(k, v));
-    const y = (i) => 6 + i * ROW + ROW / 2;
-    const lines = svg("g", { class: "lines" }, this.svg);
-    data.weights.forEach((row, i) => row.forEach((w, j) => {
-      if (w === null || w < FAINT) return;
-      svg("line", { x1: x1 + 6, y1: y(i), x2: x2 - 6, y2: y(j), "data-i": i, "stroke-opacity": (0.1 + 0.9 * w).toFixed(3),
-        "stroke-width": (0.8 + 5 * w).toFixed(2) }, lines);
-    }));
-    data.tokens.forEach((t, i) => {
-      const reader = svg("g", { class: "reader", tabindex: 0, role: "button", "data-i": i,
-        "aria-label": `${quoted(t)} (token ${i}): show what it reads` }, this.svg);
-      svg("rect", { x: 2, y: y(i) - ROW / 2 + 2, width: colW - 4, height: ROW - 4, rx: 6 }, reader);
-      const a = svg("text", { x: x1 - 4, y: y(i), "text-anchor": "end", "dominant-baseline": "central" }, reader);
-      a.textContent = shown(t);
-      const b = svg("text", { class: "read", x: x2 + 4, y: y(i), "dominant-baseline": "central", "data-j": i }, this.svg);
-      b.textContent = shown(t);
+    const g = { n, colW, gap, full: 2 * colW + gap, height: n * ROW + 12 };
+    const shape = JSON.stringify(g);
+    if (shape !== this.shape) this.build(g);
+    this.shape = shape;
+    data.tokens.map(shown).forEach((t, i) => {
+      if (this.readers[i].textContent !== t) this.readers[i].textContent = t;
+      if (this.reads[i].textContent !== t) this.reads[i].textContent = t;
+      this.readers[i].parentNode.setAttribute("aria-label", `${quoted(data.tokens[i])} (token ${i}): show what it reads`);
     });
     this.focus(this.focused !== null && this.focused < n ? this.focused : null);
   }
 
+  build(g) {
+    this.g = g;
+    const { n, colW, full, height } = g;
+    Object.assign(this.stage.style, { width: `${full}px`, height: `${height}px` });
+    for (const [k, v] of Object.entries({ viewBox: `0 0 ${full} ${height}`, width: full, height })) this.svg.setAttribute(k, v);
+    const dpr = window.devicePixelRatio || 1;
+    Object.assign(this.canvas, { width: Math.round(full * dpr), height: Math.round(height * dpr) });
+    Object.assign(this.canvas.style, { width: `${full}px`, height: `${height}px` });
+    this.svg.replaceChildren();
+    this.readers = [];
+    this.reads = [];
+    for (let i = 0; i < n; i++) {
+      const reader = svg("g", { class: "reader", tabindex: 0, role: "button", "data-i": i }, this.svg);
+      svg("rect", { x: 2, y: this.y(i) - ROW / 2 + 2, width: colW - 4, height: ROW - 4, rx: 6 }, reader);
+      this.readers.push(svg("text", { x: colW - 10, y: this.y(i), "text-anchor": "end", "dominant-baseline": "central" },
+        reader));
+      this.reads.push(svg("text", { class: "read", x: colW + g.gap + 10, y: this.y(i), "dominant-baseline": "central",
+        "data-j": i }, this.svg));
+    }
+  }
+
+  y(i) { return 6 + i * ROW + ROW / 2; }
+
+  /** The lines: all of them, or (a reader focused) its own lit and the rest faint. */
+  paint() {
+    const { colW, gap, full, height } = this.g;
+    const css = getComputedStyle(this.stage);
+    const [weights, query] = ["--weights", "--query"].map((v) => css.getPropertyValue(v).trim());
+    const ctx = this.canvas.getContext("2d");
+    const dpr = this.canvas.width / full;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, full, height);
+    ctx.lineCap = "round";
+    this.data.weights.forEach((row, i) => {
+      const mine = this.focused === i;
+      for (const [w, j] of strongest(row)) {
+        ctx.globalAlpha = this.focused === null ? 0.1 + 0.9 * w : mine ? 0.25 + 0.75 * w : 0.05;
+        ctx.strokeStyle = mine ? query : weights;
+        ctx.lineWidth = 0.8 + 5 * w;
+        ctx.beginPath();
+        ctx.moveTo(colW - 2, this.y(i));
+        ctx.lineTo(colW + gap + 2, this.y(j));
+        ctx.stroke();
+      }
+    });
+    ctx.globalAlpha = 1;
+  }
+
   focus(i) {
     this.focused = i;
-    this.svg.classList.toggle("focusing", i !== null);
-    for (const el of this.svg.querySelectorAll(".lines line")) el.classList.toggle("on", Number(el.dataset.i) === i);
-    for (const el of this.svg.querySelectorAll(".reader")) el.classList.toggle("on", Number(el.dataset.i) === i);
-    if (i === null || !this.data) {
-      this.readout.textContent = "Hover or focus a token on the left to see what it reads.";
-      for (const el of this.svg.querySelectorAll(".read")) el.classList.remove("on");
-      return;
-    }
-    const row = this.data.weights[i];
-    const order = row.map((w, j) => [w ?? 0, j]).filter(([w]) => w > 0).sort((a, b) => b[0] - a[0]).slice(0, 4);
-    for (const el of this.svg.querySelectorAll(".read")) {
-      el.classList.toggle("on", order.some(([, j]) => j === Number(el.dataset.j)));
-    }
-    const reads = order.map(([w, j]) => `${quoted(this.data.tokens[j])} ${number(w, 2)}`).join(" · ");
-    this.readout.textContent = `${quoted(this.data.tokens[i])} reads ${reads}`;
+    this.readers.forEach((t, k) => t.parentNode.classList.toggle("on", k === i));
+    const order = i === null || !this.data ? [] : strongest(this.data.weights[i]).slice(0, 4);
+    this.reads.forEach((t, j) => t.classList.toggle("on", order.some(([, k]) => k === j)));
+    if (this.data) this.paint();
+    this.readout.textContent = i === null || !this.data ? HINT
+      : `${quoted(this.data.tokens[i])} reads ${order.map(([w, j]) => `${quoted(this.data.tokens[j])} ${number(w, 2)}`).join(" · ")}`;
   }
 }

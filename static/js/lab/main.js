@@ -24,8 +24,10 @@ class Lab {
     this.modelAvailable = true;
     this.state = clamp(parse(location.search));
     this.answer = null; // {state, body}: what is drawn
-    this.map = new MapView($("lab-map"), $("lab-table-box"), (r, c, el) => this.explain(r, c, el));
-    this.lines = new LinesView($("lab-lines"), $("lab-readout"));
+    this.map = new MapView({ stage: $("lab-map-stage"), svgEl: $("lab-map"), canvas: $("lab-map-cells"),
+      readout: $("lab-map-readout"), tableBox: $("lab-table-box") }, (r, c, el) => this.explain(r, c, el));
+    this.lines = new LinesView({ stage: $("lab-lines-stage"), svgEl: $("lab-lines"), canvas: $("lab-lines-canvas"),
+      readout: $("lab-readout") });
     this.grid = new GridView($("lab-grid"), (layer, head) => this.openHead(layer, head));
     this.tabs = new Tabs(root);
     this.panel = new Panel(document.body);
@@ -59,7 +61,7 @@ class Lab {
     window.addEventListener("popstate", () => this.go(clamp(parse(location.search), this.limits)));
     document.addEventListener("keydown", (e) => { if (e.key === "Escape" && this.panel.open) this.panel.close(); });
     document.addEventListener("click", (e) => {
-      if (this.panel.open && !this.panel.el.contains(e.target) && !e.target.closest?.(".cell")) this.panel.close();
+      if (this.panel.open && !this.panel.el.contains(e.target) && e.target.id !== "lab-map-cells") this.panel.close();
     });
     new ResizeObserver(() => this.redraw()).observe(document.querySelector(".map-box"));
   }

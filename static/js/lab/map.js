@@ -1,22 +1,20 @@
-// The chosen head's map, drawn as the talk draws a matrix (views/matrix.js's look: cells tinted by
-// their colour role, masked cells red, token labels on both axes), sized to the box: numbers in the
-// cells while they fit, colour alone beyond. One cell at a time takes the keyboard focus (arrows
-// move it, Enter opens its derivation); the numbers are also a real <table> on request.
+// The chosen head's map in the talk's matrix look (views/matrix.js: cells tinted by their colour
+// role, masked cells red, token labels on both axes, numbers in the cells while they fit), sized to
+// the box. The cells are painted on a canvas (64 × 64 cells redraw in a millisecond or two, where
+// as many SVG nodes would stall typing); the labels and the cursor are SVG above it. The canvas
+// takes the keyboard focus: arrows move the cursor cell, Enter or a click opens its derivation, and
+// the cell under the cursor is written out (and announced). The numbers are also a <table>.
 import { number } from "../lib/format.js";
 import { svg } from "../views/dom.js";
+import { mapTable, quoted, shown } from "./table.js";
 
-const COL_FONT = 15, MIN_CELL = 7, MAX_CELL = 64, NUMBER_CELL = 46;
+const COL_FONT = 15, MIN_CELL = 7, MAX_CELL = 64, NUMBER_CELL = 44, CHAR_W = 0.61; // mono advance, em
 
 const TITLES = {
-  scores: (r, c) => `score: q(${r}) · k(${c})`,
-  masked: (r, c) => `masked score: ${r} → ${c}`,
-  weights: (r, c) => `weight: ${r} → ${c}`,
+  scores: (r, c) => `score q(${r}) · k(${c})`,
+  masked: (r, c) => `masked score ${r} → ${c}`,
+  weights: (r, c) => `weight ${r} → ${c}`,
 };
-
-/** A token as text on one line: a newline, tab or return drawn as ↵, ⇥, ␍. */
-export function shown(token) { return token.replace(/\n/g, "↵").replace(/\t/g, "⇥").replace(/\r/g, "␍"); }
-
-export function quoted(token) { return `“${shown(token)}”`; }
 
 function range(values) {
   let min = Infinity, max = -Infinity;
@@ -24,158 +22,150 @@ function range(values) {
   return { min, max };
 }
 
-const CHAR_W = 0.61; // DejaVu Sans Mono's advance, in em
-
-/** The room the longest token label needs, in px at `size` px. */
-function measure(tokens, size) {
+/** The room the longest token label needs, in px at `size` px, in steps of 24 px (so the layout
+ * changes with the token count, not with every letter typed). */
+function room(tokens, size) {
   const longest = Math.max(...tokens.map((t) => t.length), 1);
-  return Math.min(190, 18 + longest * CHAR_W * size);
+  return Math.ceil(Math.min(190, 18 + longest * CHAR_W * size) / 24) * 24;
 }
 
 export class MapView {
-  /** `onOpen(row, col, cellEl)` asks for a cell's derivation. */
-  constructor(svgEl, tableBox, onOpen) {
-    this.svg = svgEl;
-    this.tableBox = tableBox;
-    this.onOpen = onOpen;
-    this.cells = [];
+  /** `onOpen(row, col, element)` asks for a cell's derivation. */
+  constructor({ stage, svgEl, canvas, readout, tableBox }, onOpen) {
+    Object.assign(this, { stage, svg: svgEl, canvas, readout, tableBox, onOpen });
     this.shape = "";
-    this.active = [0, 0];
+    this.cursor = [0, 0];
     this.data = null;
-    svgEl.addEventListener("click", (e) => {
-      const cell = e.target.closest?.(".cell");
-      if (cell) { this.focusCell(cell); this.onOpen(Number(cell.dataset.r), Number(cell.dataset.c), cell); }
+    this.g = null;
+    canvas.addEventListener("click", (e) => {
+      const cell = this.at(e);
+      if (!cell) return;
+      this.move(...cell);
+      canvas.focus({ preventScroll: true });
+      this.onOpen(...cell, canvas);
     });
-    svgEl.addEventListener("keydown", (e) => this.key(e));
+    canvas.addEventListener("pointermove", (e) => { const cell = this.at(e); if (cell) this.move(...cell); });
+    canvas.addEventListener("keydown", (e) => this.key(e));
   }
 
-  /** {tokens, values (n × n, null = −∞), kind, name, label} */
+  at(e) {
+    if (!this.g) return null;
+    const { n, cw } = this.g;
+    const r = Math.floor(e.offsetY / cw), c = Math.floor(e.offsetX / cw);
+    return r >= 0 && c >= 0 && r < n && c < n ? [r, c] : null;
+  }
+
+  /** {tokens, values (n × n, null = −∞), kind, name, label}, drawn `width` px wide. */
   render(data, width) {
     this.data = data;
     const n = data.tokens.length;
-    const gutter = measure(data.tokens, 16);
-    const cw = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor((width - gutter - 24) / Math.max(n, 1))));
-    const shape = `${data.tokens.join("\u0000")}#${cw}`;
-    if (shape !== this.shape) this.build(data.tokens, cw);
-    this.shape = shape;
-    this.fill(data, cw);
-    if (!this.tableBox.hidden) this.renderTable();
-  }
-
-  build(tokens, cw) {
-    const n = tokens.length;
+    const cw = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor((width - room(data.tokens, 16) - 24) / Math.max(n, 1))));
     const labelSize = Math.min(16, Math.max(11, cw * 0.75));
     const colSize = Math.min(COL_FONT, labelSize);
-    const top = 16 + colSize + (measure(tokens, colSize) - 18) * Math.sin((55 * Math.PI) / 180);
-    const gutter = measure(tokens, labelSize);
+    const g = { n, cw, labelSize, colSize, gutter: room(data.tokens, labelSize),
+      top: Math.round(16 + colSize + (room(data.tokens, colSize) - 18) * Math.sin((55 * Math.PI) / 180)) };
+    const shape = JSON.stringify(g);
+    if (shape !== this.shape) this.build(g);
+    this.shape = shape;
+    this.label(data.tokens);
+    this.paint();
+    this.move(...this.cursor.map((i) => Math.min(i, n - 1)));
+    if (!this.tableBox.hidden) this.tableBox.replaceChildren(mapTable(data));
+  }
+
+  build(g) {
+    this.g = g;
+    const { n, cw, labelSize, colSize, gutter, top } = g;
+    const width = gutter + n * cw + 24, height = top + n * cw + 8; // room for the last label's slant
+    Object.assign(this.stage.style, { width: `${width}px`, height: `${height}px` });
+    for (const [k, v] of Object.entries({ viewBox: `0 0 ${width} ${height}`, width, height })) this.svg.setAttribute(k, v);
+    Object.assign(this.canvas.style, { left: `${gutter}px`, top: `${top}px`, width: `${n * cw}px`, height: `${n * cw}px` });
+    const dpr = window.devicePixelRatio || 1;
+    this.canvas.width = Math.round(n * cw * dpr);
+    this.canvas.height = Math.round(n * cw * dpr);
+    this.canvas.dataset.cell = String(cw);
     this.svg.replaceChildren();
-    const width = gutter + n * cw + 24; // room for the last column label's slant
-    this.svg.setAttribute("viewBox", `0 0 ${width} ${top + n * cw + 8}`);
-    this.svg.setAttribute("width", String(width));
-    this.svg.setAttribute("height", String(top + n * cw + 8));
-    tokens.forEach((t, i) => {
-      const y = top + i * cw + cw / 2;
-      const row = svg("text", { class: "axis-label row token", x: gutter - 8, y, "text-anchor": "end",
-        "dominant-baseline": "central", "font-size": labelSize, "data-r": i }, this.svg);
-      row.textContent = shown(t);
-      const x = gutter + i * cw + cw / 2;
-      const col = svg("text", { class: "axis-label col token", x: 0, y: 0, "text-anchor": "start",
-        "font-size": colSize, transform: `translate(${x},${top - 6}) rotate(-55)`, "data-c": i },
-      this.svg);
-      col.textContent = shown(t);
-    });
-    const cells = svg("g", { class: "cells" }, this.svg);
-    this.cells = [];
-    for (let r = 0; r < n; r++) {
-      const row = [];
-      for (let c = 0; c < n; c++) {
-        const g = svg("g", { class: "cell", "data-r": r, "data-c": c, role: "button", tabindex: -1,
-          transform: `translate(${gutter + c * cw},${top + r * cw})` }, cells);
-        svg("rect", { width: cw - 1, height: cw - 1, x: 0.5, y: 0.5, rx: Math.min(4, cw / 6) }, g);
-        if (cw >= NUMBER_CELL) svg("text", { x: cw / 2, y: cw / 2, "font-size": Math.min(16, cw / 3.4) }, g);
-        row.push(g);
-      }
-      this.cells.push(row);
+    this.rows = [];
+    this.cols = [];
+    for (let i = 0; i < n; i++) {
+      this.rows.push(svg("text", { class: "axis-label row token", x: gutter - 8, y: top + i * cw + cw / 2,
+        "text-anchor": "end", "dominant-baseline": "central", "font-size": labelSize, "data-r": i }, this.svg));
+      this.cols.push(svg("text", { class: "axis-label col token", x: 0, y: 0, "font-size": colSize, "data-c": i,
+        transform: `translate(${gutter + i * cw + cw / 2},${top - 6}) rotate(-55)` }, this.svg));
     }
-    const [ar, ac] = this.active;
-    this.active = ar < n && ac < n ? [ar, ac] : [0, 0];
-    this.cells[this.active[0]]?.[this.active[1]]?.setAttribute("tabindex", "0");
+    this.box = svg("rect", { class: "map-cursor", width: cw, height: cw, rx: Math.min(5, cw / 5) }, this.svg);
   }
 
-  fill(data, cw) {
-    const { min, max } = range(data.values);
-    const heat = (v) => (data.name === "weights" ? v : (v - min) / (max - min || 1));
-    const cap = cw >= NUMBER_CELL ? 0.5 : 0.92; // with text: ≥ 4.5:1 on the hottest cell, as in the talk
-    const title = TITLES[data.name];
-    this.svg.setAttribute("class", `lab-map kind-${data.kind}`);
-    data.values.forEach((row, r) => row.forEach((v, c) => {
-      const g = this.cells[r][c];
-      g.classList.toggle("masked", v === null);
-      g.style.setProperty("--a", v === null ? "0.16" : (0.04 + cap * Math.max(0, heat(v))).toFixed(3));
-      const text = number(v, 2);
-      if (g.lastChild.tagName === "text") g.lastChild.textContent = text;
-      g.setAttribute("aria-label",
-        `${title(quoted(data.tokens[r]), quoted(data.tokens[c]))} = ${number(v, 4)}. Enter: how it was computed.`);
+  label(tokens) {
+    tokens.map(shown).forEach((t, i) => {
+      if (this.rows[i].textContent !== t) this.rows[i].textContent = t;
+      if (this.cols[i].textContent !== t) this.cols[i].textContent = t;
+    });
+  }
+
+  paint() {
+    const { n, cw } = this.g;
+    const { values, name, kind } = this.data;
+    const css = getComputedStyle(this.stage);
+    const colour = (v) => css.getPropertyValue(v).trim();
+    const [tint, mask, grid, fg, maskText] = [kind === "weights" ? "--weights" : "--scores", "--mask", "--grid", "--fg",
+      "--mask-text"].map(colour);
+    const { min, max } = range(values);
+    const heat = (v) => (name === "weights" ? v : (v - min) / (max - min || 1));
+    const numbers = cw >= NUMBER_CELL;
+    const cap = numbers ? 0.5 : 0.92; // with text: ≥ 4.5:1 on the hottest cell, as in the talk
+    const ctx = this.canvas.getContext("2d");
+    const dpr = this.canvas.width / (n * cw);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, n * cw, n * cw);
+    ctx.font = `${Math.min(16, (cw - 8) / 2.5)}px ${colour("--mono")}`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    values.forEach((row, r) => row.forEach((v, c) => {
+      const x = c * cw + 0.5, y = r * cw + 0.5, s = cw - 1;
+      ctx.globalAlpha = 0.3;
+      ctx.fillStyle = grid;
+      ctx.fillRect(x, y, s, s);
+      ctx.globalAlpha = v === null ? 0.16 : 0.04 + cap * Math.max(0, heat(v));
+      ctx.fillStyle = v === null ? mask : tint;
+      ctx.fillRect(x, y, s, s);
+      if (!numbers) return;
+      ctx.globalAlpha = 1;
+      ctx.fillStyle = v === null ? maskText : fg;
+      ctx.fillText(number(v, 2), x + s / 2, y + s / 2 + 1);
     }));
+    ctx.globalAlpha = 1;
   }
 
-  focusCell(cell) {
-    const [r, c] = this.active;
-    this.cells[r]?.[c]?.setAttribute("tabindex", "-1");
-    this.active = [Number(cell.dataset.r), Number(cell.dataset.c)];
-    cell.setAttribute("tabindex", "0");
-    cell.focus({ preventScroll: true });
+  /** Put the cursor on (r, c) and say what that cell holds. */
+  move(r, c) {
+    this.cursor = [r, c];
+    if (!this.g || !this.data) return;
+    const { cw, gutter, top } = this.g;
+    this.box.setAttribute("x", gutter + c * cw);
+    this.box.setAttribute("y", top + r * cw);
+    const { tokens, values, name } = this.data;
+    this.readout.textContent =
+      `${TITLES[name](quoted(tokens[r]), quoted(tokens[c]))} = ${number(values[r][c], 4)} · Enter or click: how it was computed`;
   }
 
   key(e) {
-    const cell = e.target.closest?.(".cell");
-    if (!cell) return;
-    const n = this.cells.length;
-    const [r, c] = [Number(cell.dataset.r), Number(cell.dataset.c)];
-    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const { n } = this.g ?? { n: 0 };
+    const [r, c] = this.cursor;
+    const moves = { ArrowUp: [r - 1, c], ArrowDown: [r + 1, c], ArrowLeft: [r, c - 1], ArrowRight: [r, c + 1],
+      Home: [r, 0], End: [r, n - 1], PageUp: [0, c], PageDown: [n - 1, c] };
     if (moves[e.key]) {
-      const [dr, dc] = moves[e.key];
-      const nr = Math.max(0, Math.min(n - 1, r + dr)), nc = Math.max(0, Math.min(n - 1, c + dc));
-      this.focusCell(this.cells[nr][nc]);
+      const [nr, nc] = moves[e.key].map((i) => Math.max(0, Math.min(n - 1, i)));
+      this.move(nr, nc);
       e.preventDefault();
     } else if (e.key === "Enter" || e.key === " ") {
-      this.onOpen(r, c, cell);
+      this.onOpen(r, c, this.canvas);
       e.preventDefault();
     }
   }
 
-  /** The cell element at (r, c), if drawn. */
-  cell(r, c) { return this.cells[r]?.[c] ?? null; }
-
   toggleTable(show) {
     this.tableBox.hidden = !show;
-    if (show) this.renderTable();
-    else this.tableBox.replaceChildren();
-  }
-
-  renderTable() {
-    const { tokens, values, label } = this.data;
-    const table = document.createElement("table");
-    table.className = "lab-table";
-    const cap = table.createCaption();
-    cap.textContent = `${label}: row = the query token, column = the key token`;
-    const head = table.createTHead().insertRow();
-    const corner = document.createElement("td");
-    head.append(corner, ...tokens.map((t) => {
-      const th = document.createElement("th");
-      th.scope = "col";
-      th.textContent = shown(t);
-      return th;
-    }));
-    const body = table.createTBody();
-    values.forEach((row, r) => {
-      const tr = body.insertRow();
-      const th = document.createElement("th");
-      th.scope = "row";
-      th.textContent = shown(tokens[r]);
-      tr.append(th);
-      for (const v of row) tr.insertCell().textContent = number(v, 3);
-    });
-    this.tableBox.replaceChildren(table);
+    this.tableBox.replaceChildren(...(show && this.data ? [mapTable(this.data)] : []));
   }
 }

@@ -3,7 +3,7 @@
 // (drawn by the talk's own views/derivation.js, so a lab cell is explained exactly as a talk cell).
 import { number } from "../lib/format.js";
 import { renderDerivation } from "../views/derivation.js";
-import { quoted, shown } from "./map.js";
+import { quoted, shown } from "./table.js";
 
 /** A token as a chip: its leading space as a middle dot, so " dog" and "dog" differ visibly. */
 function tokenText(t) { return shown(t).replace(/^ /, "\u00b7"); }
