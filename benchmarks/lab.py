@@ -6,8 +6,8 @@ new, so the model runs it: no cached answer).
 Each sample: the sentence minus its last letter is typed and drawn first; then the last letter is
 pressed and the page records (performance.now) the keydown (capture phase), the lab's "labpainted"
 event (the DOM holds the new map), and a task posted from the next animation frame (that frame has
-been painted). The request's own time (Resource Timing: request start to response end) is shown
-beside it, to say where the time goes. Run with ``make bench``; prints a table, asserts nothing.
+been painted). Resource Timing says where the time goes: when the request left (after the typing
+debounce), its own time (request start to response end), and when its answer was in. Run with ``make bench``; prints a table, asserts nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ PROBE = """() => {
       const channel = new MessageChannel();
       channel.port1.onmessage = () => kp.samples.push({ drawn: drawn - key, painted: performance.now() - key,
         request: fetched ? fetched.responseEnd - fetched.requestStart : null,
+        sent: fetched ? fetched.startTime - key : null, answered: fetched ? fetched.responseEnd - key : null,
         tokens: document.querySelectorAll("#lab-tokens li").length });
       channel.port2.postMessage(null);
     });
@@ -96,8 +97,9 @@ def main() -> None:
         tokens = sorted({s["tokens"] for s in samples})
         print(row(f"{source} ({'/'.join(map(str, tokens))} tokens) · map painted", [s["painted"] for s in samples],
                   TARGETS[source]))
-        print(row(f"{source} · of which the request (server + transfer)",
-                  [s["request"] for s in samples if s["request"] is not None], None))
+        print(row(f"{source} · the request sent (debounce, state, URL)", [s["sent"] for s in samples], None))
+        print(row(f"{source} · the request's own time (server + transfer)", [s["request"] for s in samples], None))
+        print(row(f"{source} · the answer in (then: draw, next frame, paint)", [s["answered"] for s in samples], None))
     print()
 
 

@@ -11,7 +11,11 @@ import { MapView } from "./map.js";
 import { Panel, renderNext, renderTokens, Tabs } from "./panels.js";
 import { cellRequest, clamp, MODEL_LIMITS, parse, request, same, serialize } from "./state.js";
 
-const TYPING_DELAY = { illustrative: 10, model: 40 }; // ms after the last key stroke (debounce)
+// ms after the last key stroke (debounce). The illustrative engine answers in a few ms, so it is
+// asked at once (a newer key stroke aborts the request in flight); the model takes a few hundred
+// ms and runs one text at a time, so it waits for a pause in the typing (and api.js keeps at most
+// one of its requests in flight, sending only the newest that waited).
+const TYPING_DELAY = { illustrative: 0, model: 40 };
 const LABELS = { weights: "A = softmax(S/√d_k + M)", masked: "S/√d_k + M", scores: "S = Q·Kᵀ" };
 
 const root = document.getElementById("lab");
