@@ -68,6 +68,7 @@ class Lab {
       if (this.panel.open && !this.panel.el.contains(e.target) && e.target.id !== "lab-map-cells") this.panel.close();
     });
     new ResizeObserver(() => this.redraw()).observe(document.querySelector(".map-box"));
+    window.addEventListener("resize", () => this.redraw());
   }
 
   async probeModel() {
@@ -164,9 +165,9 @@ class Lab {
     document.querySelector(".map-name").className = `map-name kind-${state.map === "weights" ? "weights" : "scores"}`;
     document.querySelector(".map-where").textContent = state.source === "model"
       ? `layer ${state.layer} · head ${state.head}` : `head ${state.head}`;
-    const width = document.querySelector(".map-box").clientWidth;
+    const box = document.querySelector(".map-box");
     this.map.render({ tokens: body.tokens, values: head[state.map], name: state.map, label: LABELS[state.map],
-      kind: state.map === "weights" ? "weights" : "scores" }, width);
+      kind: state.map === "weights" ? "weights" : "scores" }, box.clientWidth, Math.max(320, window.innerHeight * 0.72));
     this.lines.render({ tokens: body.tokens, weights: head.weights }, document.querySelector(".lines-box").clientWidth);
     if (state.source === "model") {
       if (body.grid) this.grid.render(body.grid, body.kv_heads, [state.layer, state.head]);

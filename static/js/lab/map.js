@@ -55,11 +55,12 @@ export class MapView {
     return r >= 0 && c >= 0 && r < n && c < n ? [r, c] : null;
   }
 
-  /** {tokens, values (n × n, null = −∞), kind, name, label}, drawn `width` px wide. */
-  render(data, width) {
+  /** {tokens, values (n × n, null = −∞), kind, name, label}, drawn in at most `width` × `height` px. */
+  render(data, width, height) {
     this.data = data;
-    const n = data.tokens.length;
-    const cw = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor((width - room(data.tokens, 16) - 24) / Math.max(n, 1))));
+    const n = Math.max(data.tokens.length, 1);
+    const fit = Math.min((width - room(data.tokens, 16) - 24) / n, (height - room(data.tokens, 15) - 30) / n);
+    const cw = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(fit)));
     const labelSize = Math.min(16, Math.max(11, cw * 0.75));
     const colSize = Math.min(COL_FONT, labelSize);
     const g = { n, cw, labelSize, colSize, gutter: room(data.tokens, labelSize),
@@ -89,9 +90,12 @@ export class MapView {
     this.cols = [];
     for (let i = 0; i < n; i++) {
       this.rows.push(svg("text", { class: "axis-label row token", x: gutter - 8, y: top + i * cw + cw / 2,
-        "text-anchor": "end", "dominant-baseline": "central", "font-size": labelSize, "data-r": i }, this.svg));
-      this.cols.push(svg("text", { class: "axis-label col token", x: 0, y: 0, "font-size": colSize, "data-c": i,
+        "text-anchor": "end", "dominant-baseline": "central", "data-r": i }, this.svg));
+      this.cols.push(svg("text", { class: "axis-label col token", x: 0, y: 0, "data-c": i,
         transform: `translate(${gutter + i * cw + cw / 2},${top - 6}) rotate(-55)` }, this.svg));
+      // a style, not the font-size attribute: the talk's .axis-label.token rule would win over that
+      this.rows[i].style.fontSize = `${labelSize}px`;
+      this.cols[i].style.fontSize = `${colSize}px`;
     }
     this.box = svg("rect", { class: "map-cursor", width: cw, height: cw, rx: Math.min(5, cw / 5) }, this.svg);
   }
