@@ -7,7 +7,8 @@ Each sample: the sentence minus its last letter is typed and drawn first; then t
 pressed and the page records (performance.now) the keydown (capture phase), the lab's "labpainted"
 event (the DOM holds the new map), and a task posted from the next animation frame (that frame has
 been painted). Resource Timing says where the time goes: when the request left (after the typing
-debounce), its own time (request start to response end), and when its answer was in. Run with ``make bench``; prints a table, asserts nothing.
+debounce), its own time (request start to response end), and when its answer was in. Run with
+``make bench``; prints a table, asserts nothing.
 """
 
 from __future__ import annotations

@@ -242,3 +242,25 @@ def test_the_last_slide_of_a_chapter_opens_the_lab(page, server_url, watch, real
     page.keyboard.press("ArrowLeft")  # a step without a lab sentence shows no link
     assert page.locator(".stage-lab-link").is_hidden()
     watch.assert_clean()
+
+
+def test_axe_finds_nothing_serious(page, server_url, real_model) -> None:
+    from axe_probe import serious_violations
+
+    found = {}
+    page.goto(f"{server_url}/lab?text=" + quote("the river bank flooded") + "&source=model&layer=2&head=4")
+    painted(page)
+    for theme in ("dark", "light"):
+        page.evaluate("t => { document.documentElement.dataset.theme = t; }", theme)
+        found[f"model, {theme}"] = serious_violations(page)
+    click_cell(page, 2, 1)
+    page.wait_for_selector(".lab-panel:not([hidden])")
+    found["derivation open"] = serious_violations(page)
+    page.keyboard.press("Escape")
+    page.check('input[name="source"][value="illustrative"]')
+    painted(page, "illustrative")
+    table(page)
+    found["illustrative, table"] = serious_violations(page)
+    page.set_viewport_size({"width": 390, "height": 844})
+    found["phone"] = serious_violations(page)
+    assert {k: v for k, v in found.items() if v} == {}

@@ -74,7 +74,8 @@ export class Panel {
     this.el = document.createElement("aside");
     this.el.className = "derivation-panel lab-panel";
     this.el.setAttribute("role", "dialog");
-    this.el.setAttribute("aria-label", "How this number was computed");
+    this.el.setAttribute("aria-labelledby", "derivation-title"); // the title views/derivation.js writes
+    this.el.tabIndex = -1;
     this.el.hidden = true;
     this.from = null;
     host.append(this.el);
@@ -89,6 +90,7 @@ export class Panel {
     this.from = from;
     this.el.hidden = false;
     from?.classList.add("explained");
+    this.el.focus({ preventScroll: true }); // as in the talk: the dialog takes the focus, Esc gives it back
   }
 
   close() {
@@ -97,6 +99,8 @@ export class Panel {
     const from = this.from;
     this.from = null;
     from?.classList.remove("explained");
-    if (from && this.el.contains(document.activeElement)) from.focus();
+    if (from && (this.el.contains(document.activeElement) || document.activeElement === document.body)) {
+      from.focus({ preventScroll: true });
+    }
   }
 }
