@@ -147,6 +147,14 @@ def test_a_cells_derivation_adds_up_and_esc_closes_it(lab, server_url, watch) ->
     page.keyboard.press("Enter")
     page.wait_for_selector(".lab-panel:not([hidden])")
     assert panel_recomputes(page) == pytest.approx(weights[3][0], abs=2e-3)
+    page.keyboard.press("Escape")
+    # the head view: one Tab stop, arrows move from reader to reader, the readout says what it reads
+    page.locator("#lab-lines .reader").first.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    tokens = ["the", "river", "bank", "flooded"]
+    top = max(range(4), key=lambda j: weights[3][j])
+    assert page.text_content("#lab-readout").startswith(f"“flooded” reads “{tokens[top]}” {number(weights[3][top], 2)}")
     watch.assert_clean()
 
 

@@ -4,6 +4,7 @@
 // only its lines stay lit, and its strongest reads are written out (numbers from the answer).
 import { number } from "../lib/format.js";
 import { svg } from "../views/dom.js";
+import { rovingLine, setRoving } from "../views/roving.js";
 import { quoted, shown } from "./table.js";
 
 const ROW = 28, MIN_GAP = 120, MAX_GAP = 420, FAINT = 0.02, PER_READER = 12; // the strongest reads drawn
@@ -28,6 +29,8 @@ export class LinesView {
     svgEl.addEventListener("focusin", pick);
     svgEl.addEventListener("pointerleave", () => { if (!svgEl.contains(document.activeElement)) this.focus(null); });
     svgEl.addEventListener("focusout", (e) => { if (!svgEl.contains(e.relatedTarget)) this.focus(null); });
+    rovingLine(svgEl, () => this.readers.map((t) => t.parentNode)); // one Tab stop, arrows move
+    this.readers = [];
   }
 
   /** {tokens, weights (n × n)}, drawn `width` px wide. */
@@ -61,13 +64,14 @@ export class LinesView {
     this.readers = [];
     this.reads = [];
     for (let i = 0; i < n; i++) {
-      const reader = svg("g", { class: "reader", tabindex: 0, role: "button", "data-i": i }, this.svg);
+      const reader = svg("g", { class: "reader", tabindex: i === 0 ? 0 : -1, role: "button", "data-i": i }, this.svg);
       svg("rect", { x: 2, y: this.y(i) - ROW / 2 + 2, width: colW - 4, height: ROW - 4, rx: 6 }, reader);
       this.readers.push(svg("text", { x: colW - 10, y: this.y(i), "text-anchor": "end", "dominant-baseline": "central" },
         reader));
       this.reads.push(svg("text", { class: "read", x: colW + g.gap + 10, y: this.y(i), "dominant-baseline": "central",
         "data-j": i }, this.svg));
     }
+    setRoving(this.readers.map((t) => t.parentNode), 0);
   }
 
   y(i) { return 6 + i * ROW + ROW / 2; }
