@@ -8,7 +8,7 @@ import { number } from "../lib/format.js";
 import { svg } from "../views/dom.js";
 import { mapTable, quoted, shown } from "./table.js";
 
-const COL_FONT = 15, MIN_CELL = 7, MAX_CELL = 64, NUMBER_CELL = 44, CHAR_W = 0.61; // mono advance, em
+const COL_FONT = 15, MIN_CELL = 7, TOUCH_CELL = 20, MAX_CELL = 64, NUMBER_CELL = 44, CHAR_W = 0.61; // mono advance, em
 
 const TITLES = {
   scores: (r, c) => `score q(${r}) · k(${c})`,
@@ -60,8 +60,9 @@ export class MapView {
     this.data = data;
     const n = Math.max(data.tokens.length, 1);
     const fit = Math.min((width - room(data.tokens, 16) - 24) / n, (height - room(data.tokens, 15) - 30) / n);
-    const cw = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(fit)));
-    const labelSize = Math.min(16, Math.max(11, cw * 0.75));
+    // On a phone the cells stay big enough to tap and their labels to read; the map scrolls.
+    const cw = Math.max(window.innerWidth < 700 ? TOUCH_CELL : MIN_CELL, Math.min(MAX_CELL, Math.floor(fit)));
+    const labelSize = Math.min(16, Math.max(12, cw * 0.75));
     const colSize = Math.min(COL_FONT, labelSize);
     const g = { n, cw, labelSize, colSize, gutter: room(data.tokens, labelSize),
       top: Math.round(16 + colSize + (room(data.tokens, colSize) - 18) * Math.sin((55 * Math.PI) / 180)) };
