@@ -78,6 +78,9 @@ class Lab {
       this.controls.setModel(this.limits);
       this.controls.setModelAvailable(true, "");
       this.controls.write(this.state);
+      if (!body.loaded && this.state.source === "model" && !this.answer) {
+        this.status("SmolLM2-135M is loading its weights: a few seconds, once.");
+      }
       return;
     }
     this.modelAvailable = false;
