@@ -16,6 +16,7 @@ import { cellRequest, clamp, MODEL_LIMITS, parse, request, same, serialize } fro
 // ms and runs one text at a time, so it waits for a pause in the typing (and api.js keeps at most
 // one of its requests in flight, sending only the newest that waited).
 const TYPING_DELAY = { illustrative: 0, model: 40 };
+const URL_DELAY = 150; // ms: the URL follows the typing at this pace
 const LABELS = { weights: "A = softmax(S/√d_k + M)", masked: "S/√d_k + M", scores: "S = Q·Kᵀ" };
 
 const root = document.getElementById("lab");
@@ -104,11 +105,34 @@ class Lab {
     const sourceChanged = state.source !== this.state.source;
     this.state = state;
     this.controls.write(state);
-    if (how === "push") history.pushState(null, "", serialize(state));
-    else if (how === "replace") history.replaceState(null, "", serialize(state));
+    this.writeUrl(state, how, typing);
     this.panel.close();
     if (sourceChanged && !["map", "lines"].includes(root.dataset.view)) this.tabs.show("map");
     this.ask(typing ? TYPING_DELAY[state.source] : 0);
+  }
+
+  /** Push or replace the history entry. While typing the entry is replaced at most every
+   * URL_DELAY ms (browsers throttle pages that rewrite history on every key stroke); a pending
+   * rewrite is written before any push, so Back returns to exactly what was typed. */
+  writeUrl(state, how, typing) {
+    clearTimeout(this.urlTimer);
+    if (how === "replace" && typing) {
+      this.pendingUrl = serialize(state);
+      this.urlTimer = setTimeout(() => this.flushUrl(), URL_DELAY);
+      return;
+    }
+    if (how === "push") {
+      this.flushUrl();
+      history.pushState(null, "", serialize(state));
+    } else if (how === "replace") {
+      history.replaceState(null, "", serialize(state));
+    }
+    this.pendingUrl = null;
+  }
+
+  flushUrl() {
+    if (this.pendingUrl && this.pendingUrl !== location.search) history.replaceState(null, "", this.pendingUrl);
+    this.pendingUrl = null;
   }
 
   example(button) {
@@ -143,7 +167,8 @@ class Lab {
   paint(answer, job) {
     root.setAttribute("aria-busy", "false");
     if (!answer.ok) {
-      this.status(`${answer.status === 422 ? "Cannot compute this" : "No answer"}: ${answer.body?.message ?? answer.status}`, true);
+      const why = String(answer.body?.message ?? answer.status).replace(/^body: Value error, /, "");
+      this.status(`${answer.status === 422 ? "Cannot compute this" : "No answer"}: ${why}`, true);
       return;
     }
     this.answer = { state: job.state, body: answer.body };
