@@ -16,6 +16,7 @@ import { cellRequest, clamp, MODEL_LIMITS, parse, request, same, serialize } fro
 // ms and runs one text at a time, so it waits for a pause in the typing (and api.js keeps at most
 // one of its requests in flight, sending only the newest that waited).
 const TYPING_DELAY = { illustrative: 0, model: 40 };
+const SLOW_MS = 400; // a model answer slower than this gets a "reading" line
 const URL_DELAY = 150; // ms: the URL follows the typing at this pace
 const LABELS = { weights: "A = softmax(S/√d_k + M)", masked: "S/√d_k + M", scores: "S = Q·Kᵀ" };
 
@@ -155,6 +156,10 @@ class Lab {
     }
     const [url, body] = request(this.state);
     root.setAttribute("aria-busy", "true");
+    clearTimeout(this.slowTimer);
+    if (this.state.source === "model") { // a model run takes a moment: say so if it does
+      this.slowTimer = setTimeout(() => this.status("SmolLM2-135M is reading the sentence…"), SLOW_MS);
+    }
     this.compute.ask({ url, body, state: this.state, serial: this.state.source === "model" }, delay);
   }
 
@@ -166,6 +171,7 @@ class Lab {
 
   paint(answer, job) {
     root.setAttribute("aria-busy", "false");
+    clearTimeout(this.slowTimer);
     if (!answer.ok) {
       const why = String(answer.body?.message ?? answer.status).replace(/^body: Value error, /, "");
       this.status(`${answer.status === 422 ? "Cannot compute this" : "No answer"}: ${why}`, true);
