@@ -112,8 +112,7 @@ class RoomHub(ABC):
             room.state = info.state
         room.subscribers.add(sub)
         if sub.role == "follower":
-            room.followers_here += 1
-            room.followers_total += 1
+            room.followers_here += 1  # the count everyone sees changes in recount, once for a burst
         sub.deliver(room.state.message(room.followers_total))
         self.recount(code, notify=True)
 
