@@ -63,8 +63,9 @@ class RedisHub(RoomHub):
         super().__init__(idle_timeout)
         self.url = url
         self.worker = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        # one retry: a pooled connection from before a Redis restart fails once, then a fresh one is made
         self.redis = aioredis.from_url(url, decode_responses=True, socket_connect_timeout=2, socket_timeout=5,
-                                       retry=Retry(NoBackoff(), 0), health_check_interval=10)
+                                       retry=Retry(NoBackoff(), 1), health_check_interval=10)
         self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self.subscribed = asyncio.Event()
         self.tasks: list[asyncio.Task] = []
