@@ -56,10 +56,13 @@ class RedisServer:
         self.proc.wait()
 
 
-def start_server(redis_port: int) -> tuple[subprocess.Popen, str]:
+def start_server(redis_port: int | None, extra: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """``attention-talk serve`` on a free port (sharing the Redis on ``redis_port``, if given)."""
     port = free_port()
-    env = {**os.environ, **ENV, "ATTENTION_TALK_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+    env = {**os.environ, **ENV, **(extra or {}),
            "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    if redis_port:
+        env["ATTENTION_TALK_REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
     proc = subprocess.Popen([sys.executable, "-m", "attention_talk", "serve", "--host", "127.0.0.1", "--port",
                              str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
     return proc, f"http://127.0.0.1:{port}"
