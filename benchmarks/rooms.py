@@ -21,7 +21,7 @@ from pathlib import Path
 from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_rooms_redis import RedisServer, new_room, start_server, stop, wait_healthy  # noqa: E402
+from test_rooms_redis import RedisServer, new_room, start_server, stop, wait_healthy
 
 DECK = "attention-step-by-step"
 MOVES = [(2, 1), (2, 2)]

@@ -118,7 +118,7 @@ def test_a_follower_may_not_go_and_the_room_stays(rooms) -> None:
     with rooms.websocket_connect(url) as follower:
         hello(follower)
         follower.send_text('{"type": "go", "slide": 3, "step": 1, "paused": false}')
-        msg, code, reason = refused(follower)
+        msg, code, _ = refused(follower)
     assert msg["type"] == "error" and "only the presenter" in msg["message"] and code == 4403
     with rooms.websocket_connect(url) as other:
         assert hello(other)["slide"] == 1
@@ -168,7 +168,7 @@ def test_malformed_and_oversized_hellos_are_refused(rooms, text, code, says) -> 
     room = new_room(rooms)
     with rooms.websocket_connect(f"/ws/rooms/{room['code']}") as ws:
         ws.send_text(text)
-        msg, closed, reason = refused(ws)
+        msg, closed, _ = refused(ws)
     assert (closed, msg["type"]) == (code, "error") and says in msg["message"]
 
 

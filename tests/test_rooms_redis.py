@@ -118,7 +118,8 @@ def new_room(url: str) -> dict:
 
 async def join(url: str, code: str, secret: str | None = None):
     ws = await connect(ws_url(url, code), open_timeout=10)
-    hello = {"type": "hello", "role": "presenter", "secret": secret} if secret else {"type": "hello", "role": "follower"}
+    hello = ({"type": "hello", "role": "presenter", "secret": secret} if secret
+             else {"type": "hello", "role": "follower"})
     await ws.send(json.dumps(hello))
     return ws, json.loads(await asyncio.wait_for(ws.recv(), 10))
 

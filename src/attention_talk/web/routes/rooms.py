@@ -115,7 +115,8 @@ async def join(code: CodePath, request: Request, hub: HubDep, store: StoreDep) -
     normal, info = await find_room(hub, code)
     deck = store.decks[info.deck]
     return templates.TemplateResponse(request, "talk.html", {
-        "deck": deck, "manifest": manifest(deck), "keys": FOLLOWER_KEYS, "room": room_data(normal, info)})
+        "deck": deck, "manifest": manifest(deck), "keys": FOLLOWER_KEYS, "room": room_data(normal, info),
+        "frame_ancestors": request.app.state.settings.frame_ancestors.split()})
 
 
 @router.get("/remote/{code}", include_in_schema=False, response_class=HTMLResponse)
