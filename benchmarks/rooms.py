@@ -56,6 +56,7 @@ async def run(urls: list[str], pids: list[int], followers: int, steps: int) -> t
         if i % 100 == 99:
             await asyncio.gather(*(r.wait() for r in readies[: i + 1]))
     await asyncio.gather(*(r.wait() for r in readies))
+    print(f"  {followers} followers joined", file=sys.stderr)
     await asyncio.sleep(1.0)  # follower counts settle
     per_follower = (sum(rss_kib(p) for p in pids) - before) / followers
     latencies = []
@@ -68,7 +69,11 @@ async def run(urls: list[str], pids: list[int], followers: int, steps: int) -> t
                 inbox.pop((slide, step), None)
             sent = time.perf_counter()
             await presenter.send(json.dumps({"type": "go", "slide": slide, "step": step, "paused": False}))
+            deadline = sent + 30
             while not all((slide, step) in inbox for inbox in inboxes):
+                if time.perf_counter() > deadline:
+                    missing = sum((slide, step) not in inbox for inbox in inboxes)
+                    raise RuntimeError(f"step {i}: {missing} followers never got {(slide, step)}")
                 await asyncio.sleep(0.001)
             latencies.append(max(inbox[(slide, step)][0] for inbox in inboxes) - sent)
             await asyncio.sleep(0.05)
@@ -85,7 +90,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=50)
     args = parser.parse_args()
     rows = []
-    env_limit = {"ATTENTION_TALK_LIMIT_CONCURRENCY": "5000"}
+    # the model would load in the background meanwhile: its memory and CPU are not the rooms'
+    env_limit = {"ATTENTION_TALK_LIMIT_CONCURRENCY": "5000", "ATTENTION_TALK_MODEL_PRELOAD": "false"}
     procs = [start_server(None, env_limit)]
     try:
         wait_healthy(*procs[0])
