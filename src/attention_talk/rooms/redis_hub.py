@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import socket
 import time
@@ -61,6 +62,7 @@ def _paused(text: str) -> bool | str:
 class RedisHub(RoomHub):
     def __init__(self, url: str, idle_timeout: float) -> None:
         super().__init__(idle_timeout)
+        self.ttl = max(1, math.ceil(idle_timeout))  # EXPIRE takes whole seconds; 0 would delete at once
         self.url = url
         self.worker = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         # one retry: a pooled connection from before a Redis restart fails once, then a fresh one is made
@@ -98,7 +100,7 @@ class RedisHub(RoomHub):
         while True:
             code = new_code()
             if await self._call(self.create_script(keys=[PREFIX + code],
-                                                   args=[deck, digest(secret), int(self.idle_timeout)])):
+                                                   args=[deck, digest(secret), self.ttl])):
                 return NewRoom(code, secret, deck)
 
     async def find(self, code: str) -> RoomInfo | None:
@@ -110,7 +112,7 @@ class RedisHub(RoomHub):
 
     async def go(self, code: str, slide: int, step: int, paused: str | bool) -> bool:
         seq = await self._call(self.go_script(keys=[PREFIX + code],
-                                              args=[slide, step, str(paused).lower(), int(self.idle_timeout)]))
+                                              args=[slide, step, str(paused).lower(), self.ttl]))
         return seq != -1
 
     async def _subscribe(self, code: str) -> None:
@@ -180,7 +182,7 @@ class RedisHub(RoomHub):
             try:
                 async with self.redis.pipeline(transaction=False) as pipe:
                     for code, room in self.local.items():
-                        pipe.expire(PREFIX + code, int(self.idle_timeout))
+                        pipe.expire(PREFIX + code, self.ttl)
                         pipe.hset(PREFIX + code + ":followers", self.worker,
                                   f"{room.followers_here} {time.time() + COUNT_TTL}")
                         pipe.expire(PREFIX + code + ":followers", int(COUNT_TTL * 2))

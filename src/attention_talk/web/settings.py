@@ -115,7 +115,7 @@ class Settings(BaseSettings):
         default=None, description="Redis URL (redis://host:6379/0) for live rooms shared by every worker and host; "
                                   "unset: rooms live in the process (one worker).")
     room_idle_timeout: float = Field(
-        default=14_400, ge=10, le=7 * 86_400,
+        default=14_400, gt=0, le=7 * 86_400,
         description="Seconds a live room lives with no presenter move and nobody connected.")
     room_origins: str = Field(
         default="", description="Comma-separated origins (https://talk.example.org) allowed to open room "
