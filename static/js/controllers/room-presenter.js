@@ -23,6 +23,7 @@ export class RoomPresenterController extends Controller {
     player.register("room", () => this.start());
     player.register("qr", () => this.channel?.postMessage({ type: "qr" }));
     this._onMessage = (e) => { if (e.data?.type === "ask") this.announce(); };
+    this._onClose = () => this.toggleRemote(false); // Esc
   }
 
   build(root) {
@@ -44,7 +45,9 @@ export class RoomPresenterController extends Controller {
     const img = element("img", { className: "room-remote-qr", attrs: { alt: "QR code of the phone remote's link" } }, panel);
     const link = element("a", { className: "room-remote-link", text: "Open the remote here",
       attrs: { target: "_blank", rel: "noopener" } }, panel);
+    const close = element("button", { className: "room-button", text: "Close", attrs: { type: "button" } }, panel);
     panel.hidden = true;
+    close.addEventListener("click", () => this.toggleRemote(false));
     start.addEventListener("click", (e) => { e.currentTarget.blur(); this.start(); });
     qr.addEventListener("click", (e) => { e.currentTarget.blur(); this.player.perform("qr"); });
     remote.addEventListener("click", (e) => { e.currentTarget.blur(); this.toggleRemote(); });
@@ -54,6 +57,7 @@ export class RoomPresenterController extends Controller {
   bind() {
     super.bind();
     this.channel?.addEventListener("message", this._onMessage);
+    this.player.addEventListener("close", this._onClose);
     this.resume();
     return this;
   }
@@ -61,6 +65,7 @@ export class RoomPresenterController extends Controller {
   unbind() {
     super.unbind();
     this.channel?.removeEventListener("message", this._onMessage);
+    this.player.removeEventListener("close", this._onClose);
   }
 
   destroy() { this.unbind(); this.stopRoom(); this.channel?.close(); }
@@ -118,9 +123,9 @@ export class RoomPresenterController extends Controller {
     this.ui.bar.dataset.followers = String(n);
   }
 
-  async toggleRemote() {
+  async toggleRemote(force) {
     const panel = this.ui.panel;
-    panel.hidden = !panel.hidden;
+    panel.hidden = !(force ?? panel.hidden);
     this.ui.remote.setAttribute("aria-expanded", String(!panel.hidden));
     if (panel.hidden || !this.room || this.ui.img.dataset.code === this.room.code) return;
     const res = await fetch(`/api/rooms/${this.room.code}/remote-qr`, { method: "POST",
