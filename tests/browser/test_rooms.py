@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from axe_probe import serious_violations
 
 from conftest import PageWatch
 
@@ -70,6 +71,14 @@ def test_the_remote_moves_the_speaker_view_and_the_follower(room, demo_url) -> N
     follower.keyboard.press("c")  # …and catches up
     assert badge.get_attribute("data-live") == "live"
     assert where(follower, "#player") == ("map", "1")
+
+    assert serious_violations(follower) == []  # axe-core: the badge, away
+    speaker.locator("#room-remote").click()
+    speaker.wait_for_selector(".room-remote-qr[data-code]")
+    assert serious_violations(speaker) == []  # the room bar and the remote's QR panel
+    speaker.keyboard.press("Escape")
+    assert speaker.locator("#room-remote-panel").is_hidden()
+    assert serious_violations(phone) == []
 
     phone.locator("#remote-blackout").tap()
     follower.wait_for_selector('.blackout[data-blackout="black"]')

@@ -89,6 +89,6 @@ export class RoomFollowerController extends Controller {
     this.badge.dataset.live = mode;
     this.badge.lastChild.textContent = label;
     this.badge.title = title;
-    this.badge.setAttribute("aria-label", `${title} · room ${this.room.spoken}`);
+    this.badge.setAttribute("aria-label", `${label}: ${title} (room ${this.room.spoken})`);
   }
 }
