@@ -46,7 +46,7 @@ async def follower(url: str, code: str, ready: asyncio.Event, inbox: dict, n: in
 
 
 async def run(urls: list[str], pids: list[int], followers: int, steps: int) -> tuple[float, float, float]:
-    room = new_room(urls[0])
+    room = new_room(urls[0], DECK)
     before = sum(rss_kib(p) for p in pids)
     inboxes: list[dict] = [{} for _ in range(followers)]
     readies = [asyncio.Event() for _ in range(followers)]

@@ -25,7 +25,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from served import ENV, ROOT, free_port
 
-DECK = "attention-step-by-step"
+DECK = "presenting-demo"  # the small demo decks: the servers start in a moment
+DEMO_DECKS = ROOT / "tests" / "browser" / "decks"
 REDIS = shutil.which("redis-server")
 pytestmark = pytest.mark.skipif(REDIS is None and not os.environ.get("CI"),
                                 reason="redis-server is not installed (apt-get install redis-server)")
@@ -93,7 +94,8 @@ def stop(proc: subprocess.Popen) -> None:
 def cluster(tmp_path_factory):
     redis = RedisServer(tmp_path_factory.mktemp("redis"))
     redis.start()
-    servers = [start_server(redis.port) for _ in range(2)]  # both start at once
+    demo = {"ATTENTION_TALK_DECKS_DIR": str(DEMO_DECKS), "ATTENTION_TALK_MODEL_PRELOAD": "false"}
+    servers = [start_server(redis.port, demo) for _ in range(2)]  # both start at once
     try:
         for proc, url in servers:
             wait_healthy(proc, url)
@@ -108,8 +110,8 @@ def ws_url(url: str, code: str) -> str:
     return f"{url.replace('http://', 'ws://')}/ws/rooms/{code}"
 
 
-def new_room(url: str) -> dict:
-    req = urllib.request.Request(f"{url}/api/rooms", data=json.dumps({"deck": DECK}).encode(), method="POST",
+def new_room(url: str, deck: str = DECK) -> dict:
+    req = urllib.request.Request(f"{url}/api/rooms", data=json.dumps({"deck": deck}).encode(), method="POST",
                                  headers={"content-type": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as r:
         assert r.status == 201
