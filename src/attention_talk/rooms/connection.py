@@ -28,6 +28,7 @@ UNKNOWN_ROOM = 4404
 HELLO_TIMEOUT = 4408
 TOO_MANY = 4429
 HELLO_SECONDS = 10.0
+SETTLE_SECONDS = 1.0
 
 
 class RateLimit:
@@ -78,7 +79,11 @@ class Connection:
         sender: asyncio.Task | None = None
         joined = False
         try:
-            info = await self._find()
+            try:
+                info = await self._find()
+            except Refused:
+                await self._settle()
+                raise
             hello = await self._hello()
             if hello.role == "presenter" and not secret_matches(hello.secret, info.digest):
                 raise Refused(FORBIDDEN, "wrong secret: only the presenter may drive this room")
@@ -98,6 +103,13 @@ class Connection:
                 sender.cancel()
             if joined:
                 await self.hub.leave(self.code, self)
+
+    async def _settle(self) -> None:
+        """Before refusing at once (unknown room, rooms unavailable), give the client a moment to send
+        its hello: a client that sends right after connecting then reads the refusal instead of
+        failing to send on a socket already closed."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.receive(), SETTLE_SECONDS)
 
     async def _find(self):
         try:
