@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/model.py
 	$(BIN)/python benchmarks/chapter3.py
 	$(BIN)/python benchmarks/lab.py
+	$(BIN)/python benchmarks/rooms.py
 
 validate: $(STAMP)
 	$(BIN)/attention-talk validate

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_talk.web.keys import KEYS, PRESENTER_KEYS
+from attention_talk.web.keys import FOLLOWER_KEYS, KEY_TABLE, PRESENTER_KEYS
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
@@ -19,7 +19,7 @@ def readme_key_tokens() -> set[str]:
     return {tok for cell in cells for tok in re.split(r"[\s/,]+", cell) if tok}
 
 
-@pytest.mark.parametrize("row", KEYS, ids=[k["action"] for k in KEYS])
+@pytest.mark.parametrize("row", KEY_TABLE, ids=[k["action"] for k in KEY_TABLE])
 def test_every_key_is_in_the_readme(row) -> None:
     documented = readme_key_tokens()
     missing = [tok for tok in row["label"].split() if tok not in documented]
@@ -29,9 +29,10 @@ def test_every_key_is_in_the_readme(row) -> None:
 
 def test_key_table_is_consistent() -> None:
     seen: dict[str, str] = {}
-    for row in KEYS:
+    for row in KEY_TABLE:
         for key in row["keys"]:
             assert key not in seen, f"{key!r} is bound to both {seen[key]} and {row['action']}"
             seen[key] = row["action"]
             assert len(key) > 1 or key == key.lower(), f"{key!r}: letters are lower-case"
-    assert {k["action"] for k in PRESENTER_KEYS} <= {k["action"] for k in KEYS}
+    every = {k["action"] for k in KEY_TABLE}
+    assert {k["action"] for k in PRESENTER_KEYS} <= every and {k["action"] for k in FOLLOWER_KEYS} <= every

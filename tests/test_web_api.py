@@ -163,9 +163,9 @@ def test_attention_digits_round_every_number(client) -> None:
     assert client.post("/api/attention", json={**body, "digits": 0}).status_code == 422
 
 
-def get_urls(app) -> list[str]:
-    """One real URL for every GET route of the app (path parameters filled with a real deck and
-    slide; a mount with one of its files)."""
+def get_urls(app, room: str = "") -> list[str]:
+    """One real URL for every GET route of the app (path parameters filled with a real deck, slide
+    and live room code; a mount with one of its files; WebSocket routes left out)."""
     from starlette.routing import Mount
 
     from shared_app import all_routes
@@ -175,13 +175,13 @@ def get_urls(app) -> list[str]:
     for path, route in all_routes(app):
         if isinstance(route, Mount):
             urls.append(files[path])  # a new mount needs a file here
-        elif "GET" in (route.methods or ()):
-            urls.append(path.replace("{deck}", DECK).replace("{slide}", "attention-map"))
+        elif "GET" in (getattr(route, "methods", None) or ()):
+            urls.append(path.replace("{deck}", DECK).replace("{slide}", "attention-map").replace("{code}", room))
     return urls
 
 
 def test_every_get_route_answers_head(app, client) -> None:
-    urls = get_urls(app)
+    urls = get_urls(app, client.post("/api/rooms", json={"deck": DECK}).json()["code"])
     assert {"/", "/healthz", "/api/decks", f"/api/decks/{DECK}/slides/attention-map/frames"} <= set(urls)
     for url in urls:
         for coding in ("identity", "br"):

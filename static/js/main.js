@@ -1,11 +1,14 @@
 // The talk page (/talk/{deck}): the audience's stage, its caption bar and progress, and the keys
-// that only the audience window has (speaker view, theme, narration, swipes, the token picker), and
-// embedding in another page (?embed=1, postMessage).
+// that only the audience window has (speaker view, theme, narration, swipes, the token picker, the
+// live room's QR code), and embedding in another page (?embed=1, postMessage). The same page at /join/{code} (a #room-data block) follows a live room
+// instead, and keeps out of this browser's other windows of the deck (no BroadcastChannel sync).
 import { CaptionController } from "./controllers/caption.js";
 import { DerivationController } from "./controllers/derivation.js";
 import { EmbedController } from "./controllers/embed.js";
 import { LabLinkController } from "./controllers/lab-link.js";
 import { ProgressController } from "./controllers/progress.js";
+import { RoomFollowerController } from "./controllers/room-follower.js";
+import { RoomQrController } from "./controllers/room-qr.js";
 import { SpeakerController } from "./controllers/speaker.js";
 import { StageController } from "./controllers/stage.js";
 import { ThemeController } from "./controllers/theme.js";
@@ -15,6 +18,7 @@ import { readJson } from "./lib/page-data.js";
 import { boot } from "./startup.js";
 
 const root = document.getElementById("player");
+const room = document.getElementById("room-data") ? readJson("room-data") : null;
 
 boot("player", {
   stage({ player, frames }) {
@@ -24,7 +28,10 @@ boot("player", {
       new ProgressController(player, root)];
   },
   slidesFrom: root.querySelector("#stage"),
-  more: ({ player }) => [new SpeakerController(player), new ThemeController(player),
+  more: ({ player }) => [room ? new RoomFollowerController(player, root, room) : new SpeakerController(player),
+    room ? null : new RoomQrController(player, root), new ThemeController(player),
     new TokenPickerKeys(player, root), new TouchController(player, root),
-    new EmbedController(player, root, readJson("embed-data").frame_ancestors), new LabLinkController(player, root)],
+    new EmbedController(player, root, readJson("embed-data").frame_ancestors),
+    new LabLinkController(player, root)].filter(Boolean),
+  sync: !room,
 });

@@ -1,7 +1,9 @@
 // The speaker view (/talk/{deck}/presenter): what the audience sees now, the next step, the slide's
 // notes, a timer and the clock. It has its own Player and stays on the same step as the talk's
-// window (both ways) through SyncController; keys pressed here move the audience too.
+// window (both ways) through SyncController; keys pressed here move the audience too. It can start
+// a live room (R): then every step also reaches the followers' devices.
 import { PreviewStage } from "./controllers/preview.js";
+import { RoomPresenterController } from "./controllers/room-presenter.js";
 import { SpeakerNotesController } from "./controllers/speaker-notes.js";
 import { TimerController } from "./controllers/timer.js";
 import { Player } from "./player.js";
@@ -18,5 +20,6 @@ boot("presenter", {
       new SpeakerNotesController(player, root, nextPlayer), new TimerController(player, root)];
   },
   slidesFrom: current,
+  more: ({ player }) => [new RoomPresenterController(player, root)], // live rooms: R starts one
   blackout: { host: current, label: "The audience sees a {tone} screen · any key returns" },
 });

@@ -19,7 +19,8 @@ import { Player } from "./player.js";
  *   stage(app)     the controllers that show the step (stage, captions, previews…), bound first;
  *   more(app)      other page-only controllers, bound just before the key table;
  *   slidesFrom     the element whose slide <section>s the overview copies;
- *   blackout       {host, label}: where the blackout layer goes (default: the root) and its text.
+ *   blackout       {host, label}: where the blackout layer goes (default: the root) and its text;
+ *   sync           false: no BroadcastChannel sync with this browser's other windows (a follower).
  * `app` is {manifest, player, frames, root}. Returns it, with the bound controllers.
  */
 export function boot(rootId, page) {
@@ -47,7 +48,8 @@ export function boot(rootId, page) {
   ].map((c) => c.bind());
 
   player.refresh("start");
-  controllers.push(new SyncController(player).bind()); // after start-up: asks the other windows where we are
+  // after start-up: asks the other windows where we are
+  if (page.sync !== false) controllers.push(new SyncController(player).bind());
   root.classList.add("ready");
   // A handle for tests and the browser console; no module reads it.
   window.attentionTalk = { player, frames, controllers };

@@ -339,6 +339,11 @@ def check_key(page, action: str, key: str) -> None:
         assert _visible(page, "#help")
         _press(page, key)
         assert not _visible(page, "#help")
+    elif action == "qr":  # no room open: the overlay says how to start one
+        _press(page, key)
+        assert _visible(page, "#room-qr") and "speaker view" in page.locator("#room-qr").inner_text()
+        _press(page, key)
+        assert not _visible(page, "#room-qr")
     elif action == "close":
         page.keyboard.press("?")
         _press(page, key)

@@ -9,12 +9,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from attention_talk import __version__
 from attention_talk.paths import data_dir
+from attention_talk.rooms import make_hub
 from attention_talk.web.compression import Compress
 from attention_talk.web.errors import http_error_handler, validation_error_handler
 from attention_talk.web.head import HeadAsGet
 from attention_talk.web.limits import BodyLimit, Gate, HeaderLimit
 from attention_talk.web.redirects import RelativeRedirects
-from attention_talk.web.routes import api, lab, pages
+from attention_talk.web.routes import api, lab, pages, rooms
 from attention_talk.web.routes.model import router as model_router
 from attention_talk.web.security import SecurityHeaders
 from attention_talk.web.settings import Settings
@@ -31,6 +32,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.store = store or Store.load(settings.decks_dir, settings.model_path)
     app.state.attention_gate = Gate(settings.attention_concurrency, settings.attention_queue_timeout,
                                     "POST /api/attention")
+    app.state.rooms = make_hub(settings.redis_url, settings.room_idle_timeout, settings.max_rooms)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(pages.DeckPageUnavailable, pages.deck_page_unavailable)
@@ -47,5 +49,6 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(api.router)
     app.include_router(model_router)  # the real model (/api/model …): its own router and lifespan
     app.include_router(lab.router)  # the lab page and its JSON (/lab, /api/model/lab, …/derivation)
+    app.include_router(rooms.router)  # live rooms: its lifespan starts and stops the hub
     app.include_router(pages.router)
     return app

@@ -222,3 +222,26 @@ BUSY: dict[int | str, dict[str, Any]] = {
               "the Retry-After header's seconds"),
     ]
 }
+
+
+# live rooms
+
+
+class RoomRequest(StrictBody):
+    """Start a live room on a deck."""
+
+    deck: str = Field(min_length=1, max_length=80, description="Deck id, e.g. attention-step-by-step.")
+
+
+class RoomCreated(BaseModel):
+    """A new room: its code (read it aloud), the presenter's secret (keep it: it drives the room),
+    the audience's link and the phone remote's link (the secret in its fragment)."""
+
+    code: str
+    presenter_secret: str
+    join_url: str
+    remote_url: str
+
+
+class RemoteQrRequest(StrictBody):
+    secret: str = Field(min_length=1, max_length=128, description="The room's presenter secret.")

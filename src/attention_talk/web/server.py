@@ -32,6 +32,11 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """The keyword arguments of ``uvicorn.run`` that come from the settings (not host, port, workers)."""
     return {
         "http": PROTOCOL,
+        # Room sockets (/ws/rooms/…): the websockets library's sans-I/O protocol; a frame over 64 KiB is
+        # refused by it (1009) before the app sees it, the app refuses any message over 1 kB.
+        "ws": "websockets-sansio",
+        "ws_max_size": 65_536,
+        "ws_per_message_deflate": False,  # a state message is ~100 bytes: zlib per socket costs memory, not bytes
         "h11_max_incomplete_event_size": settings.max_header_bytes,
         "limit_concurrency": settings.limit_concurrency,
         "log_level": settings.log_level,

@@ -109,3 +109,26 @@ class Settings(BaseSettings):
     @classmethod
     def _frame_ancestors(cls, value: str) -> str:
         return " ".join(check_frame_ancestors(value))
+
+    # Live rooms (README, "Live rooms").
+    redis_url: str | None = Field(
+        default=None, description="Redis URL (redis://host:6379/0) for live rooms shared by every worker and host; "
+                                  "unset: rooms live in the process (one worker).")
+    room_idle_timeout: float = Field(
+        default=14_400, gt=0, le=7 * 86_400,
+        description="Seconds a live room lives with no presenter move and nobody connected.")
+    room_origins: str = Field(
+        default="", description="Comma-separated origins (https://talk.example.org) allowed to open room "
+                                "WebSockets besides the server's own.")
+    room_rate_limit: float = Field(
+        default=10, gt=0, le=1000,
+        description="Messages a second one room socket may send (bursts of twice that); more closes it.")
+    max_rooms: int = Field(default=1000, ge=1, description="Live rooms one worker holds at once (in-process "
+                                                           "hub); more gets 503.")
+    public_url: str | None = Field(
+        default=None, description="Base URL (https://talk.example.org) of the join and remote links and their QR "
+                                  "codes; unset: the URL the speaker view was opened with.")
+
+    @property
+    def allowed_origins(self) -> set[str]:
+        return {o.strip().rstrip("/").lower() for o in self.room_origins.split(",") if o.strip()}

@@ -1,0 +1,48 @@
+"""Room codes and presenter secrets, both from ``secrets``.
+
+A code is read aloud and typed on a phone: nine characters of Crockford's base-32 alphabet (no I, L,
+O or U), 45 bits, shown as three groups of three (``7KQ-2MX-9D4``). Typing is forgiven: case,
+dashes and spaces are ignored, and O, I and L read as 0, 1 and 1. A secret is 256 random bits; the
+server keeps only its SHA-256 digest and compares digests in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CODE_LENGTH = 9  # 32**9 = 2**45 codes
+CODE_BITS = 5 * CODE_LENGTH
+_TYPOS = str.maketrans({"O": "0", "I": "1", "L": "1", "-": None, " ": None})
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalise_code(text: str) -> str | None:
+    """The code a person meant, or None when ``text`` cannot be one."""
+    code = text.upper().translate(_TYPOS)
+    if len(code) != CODE_LENGTH or any(c not in ALPHABET for c in code):
+        return None
+    return code
+
+
+def spoken(code: str) -> str:
+    """The code in groups of three, for reading aloud."""
+    return "-".join(code[i:i + 3] for i in range(0, len(code), 3))
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def secret_matches(secret: str | None, stored_digest: str) -> bool:
+    """Whether ``secret`` is the room's, compared in constant time (digests of equal length)."""
+    return hmac.compare_digest(digest(secret or ""), stored_digest)

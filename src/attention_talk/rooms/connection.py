@@ -1,0 +1,184 @@
+"""One room socket, end to end: the first message must be a hello (a presenter's secret compared in
+constant time), then the socket gets every state of the room; a presenter may send ``go``.
+
+Every refusal sends ``{"type": "error", "message"}`` and closes the socket with a code and a reason
+(below); the room and its other sockets are untouched. Sending to the socket is a task of its own
+that keeps only the latest state, so a slow client only ever misses states it would have
+overwritten anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from attention_talk.rooms.codes import secret_matches
+from attention_talk.rooms.hub import UNAVAILABLE, HubUnavailable, RoomHub
+from attention_talk.rooms.messages import BadMessage, Go, Hello, error, parse
+
+# Close codes (4000-4999 are the application's own, mirroring HTTP statuses).
+BAD_MESSAGE = 1008  # policy violation: malformed, not what this role may send
+TOO_BIG = 1009
+FORBIDDEN = 4403  # a follower's go, a wrong secret
+UNKNOWN_ROOM = 4404
+HELLO_TIMEOUT = 4408
+TOO_MANY = 4429
+HELLO_SECONDS = 10.0
+SETTLE_SECONDS = 1.0
+
+
+class RateLimit:
+    """A token bucket: ``rate`` messages a second on average, bursts of ``burst``."""
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens, self.at = burst, clock()
+
+    def allow(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Refused(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class Connection:
+    """A subscriber of the hub (``deliver``, ``drop``) that speaks the protocol on one WebSocket."""
+
+    def __init__(self, ws: WebSocket, hub: RoomHub, code: str, deck_steps: Callable[[str], list[int] | None],
+                 rate: float) -> None:
+        self.ws, self.hub, self.code, self.deck_steps = ws, hub, code, deck_steps
+        self.limit = RateLimit(rate, 2 * rate)
+        self.role = ""
+        self.latest: str | None = None
+        self.closing: tuple[int, str] | None = None
+        self.ready = asyncio.Event()
+
+    def deliver(self, message: str) -> None:
+        self.latest = message
+        self.ready.set()
+
+    def drop(self, code: int, reason: str) -> None:
+        self.closing = (code, reason)
+        self.ready.set()
+
+    async def run(self) -> None:
+        await self.ws.accept()
+        sender: asyncio.Task | None = None
+        joined = False
+        try:
+            try:
+                info = await self._find()
+            except Refused:
+                await self._settle()
+                raise
+            hello = await self._hello()
+            if hello.role == "presenter" and not secret_matches(hello.secret, info.digest):
+                raise Refused(FORBIDDEN, "wrong secret: only the presenter may drive this room")
+            self.role = hello.role
+            sender = asyncio.get_running_loop().create_task(self._send_loop())
+            await self.hub.join(self.code, self, info)
+            joined = True
+            await self._receive_loop(info.deck)
+        except Refused as refused:
+            if sender:
+                sender.cancel()
+            await self._refuse(refused)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if sender:
+                sender.cancel()
+            if joined:
+                await self.hub.leave(self.code, self)
+
+    async def _settle(self) -> None:
+        """Before refusing at once (unknown room, rooms unavailable), give the client a moment to send
+        its hello: a client that sends right after connecting then reads the refusal instead of
+        failing to send on a socket already closed."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.receive(), SETTLE_SECONDS)
+
+    async def _find(self):
+        try:
+            info = await self.hub.find(self.code)
+        except HubUnavailable:
+            raise Refused(UNAVAILABLE, "rooms unavailable: reconnecting") from None
+        if info is None:
+            raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (wrong code, or it expired)")
+        return info
+
+    async def _next_message(self, deck: str | None = None) -> Hello | Go | None:
+        """The next message, parsed, or None when the client has gone; Refused when it may not send it."""
+        message = await self.ws.receive()
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(message.get("code", 1000))
+        if not self.limit.allow():
+            raise Refused(TOO_MANY, "too many messages: slow down")
+        data = message.get("text") if message.get("text") is not None else message.get("bytes") or b""
+        try:
+            return parse(data)
+        except BadMessage as exc:
+            raise Refused(TOO_BIG if str(exc).startswith("message too large") else BAD_MESSAGE, str(exc)) from None
+
+    async def _hello(self) -> Hello:
+        try:
+            msg = await asyncio.wait_for(self._next_message(), HELLO_SECONDS)
+        except TimeoutError:
+            raise Refused(HELLO_TIMEOUT, f"no hello within {HELLO_SECONDS:g} s") from None
+        if not isinstance(msg, Hello):
+            raise Refused(BAD_MESSAGE, "the first message must be a hello")
+        return msg
+
+    async def _receive_loop(self, deck: str) -> None:
+        while True:
+            msg = await self._next_message()
+            if isinstance(msg, Hello):
+                raise Refused(BAD_MESSAGE, "hello: already said")
+            if self.role != "presenter":
+                raise Refused(FORBIDDEN, "go: followers follow; only the presenter may move the room")
+            self._check_bounds(msg, self.deck_steps(deck) or [])
+            if not await self._hub_go(msg):
+                raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (it expired)")
+
+    async def _hub_go(self, msg: Go) -> bool:
+        try:
+            return await self.hub.go(self.code, msg.slide, msg.step, msg.paused)
+        except HubUnavailable:
+            raise Refused(UNAVAILABLE, "rooms unavailable: reconnecting") from None
+
+    @staticmethod
+    def _check_bounds(msg: Go, steps: list[int]) -> None:
+        if msg.slide > len(steps):
+            raise Refused(BAD_MESSAGE, f"slide: {msg.slide} is beyond the deck's {len(steps)} slides")
+        if msg.step > steps[msg.slide - 1]:
+            raise Refused(BAD_MESSAGE, f"step: slide {msg.slide} has {steps[msg.slide - 1]} steps")
+
+    async def _send_loop(self) -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                await self.ready.wait()
+                self.ready.clear()
+                if self.closing:
+                    await self.ws.close(*self.closing)
+                    return
+                message, self.latest = self.latest, None
+                if message is not None:
+                    await self.ws.send_text(message)
+
+    async def _refuse(self, refused: Refused) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.send_text(error(refused.message))
+            await self.ws.close(refused.code, refused.message[:120])

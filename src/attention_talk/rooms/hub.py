@@ -1,0 +1,172 @@
+"""The one interface every room backend implements (``RoomHub``), and what they share: the sockets
+this worker holds per room, fan-out of each new state to them, and follower counting.
+
+A backend stores rooms (deck, secret digest, latest state) and tells every worker about a change;
+this base class turns a change into one serialised state message and hands it to each local
+subscriber (``Subscriber.deliver`` keeps only the latest, so a slow phone never holds up the room).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from attention_talk.rooms.messages import State
+
+COUNT_DELAY = 0.05  # seconds: follower joins and leaves in a burst give one count update, not one each
+UNAVAILABLE = 1013  # "try again later": the backend is gone; clients reconnect with backoff
+
+
+class HubUnavailable(RuntimeError):
+    """The backend (Redis) cannot be reached: rooms are unavailable for now; clients retry."""
+
+
+class HubFull(RuntimeError):
+    """No room can be created: the hub holds its maximum."""
+
+
+class Subscriber(Protocol):
+    role: str
+
+    def deliver(self, message: str) -> None:
+        """Queue a state message (only the latest is kept); never blocks."""
+
+    def drop(self, code: int, reason: str) -> None:
+        """Close the socket: the hub lost its backend."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoomInfo:
+    deck: str
+    digest: str
+    state: State
+
+
+@dataclass(frozen=True, slots=True)
+class NewRoom:
+    code: str
+    secret: str
+    deck: str
+
+
+@dataclass
+class LocalRoom:
+    """This worker's view of one room: its sockets, the latest state and the follower count."""
+
+    state: State
+    subscribers: set[Subscriber] = field(default_factory=set)
+    followers_here: int = 0
+    followers_total: int = 0
+    count_task: asyncio.Task | None = None
+
+
+class RoomHub(ABC):
+    """Create rooms, look them up, move them (``go``), and join or leave them with a subscriber."""
+
+    def __init__(self, idle_timeout: float) -> None:
+        self.idle_timeout = idle_timeout
+        self.local: dict[str, LocalRoom] = {}
+
+    async def start(self) -> None:  # noqa: B027 - a backend with nothing to start keeps this
+        """Connect to the backend (called once per worker, at start-up)."""
+
+    async def stop(self) -> None:
+        """Close every socket and the backend connection."""
+        self.drop_all(1001, "server shutting down")
+
+    @abstractmethod
+    async def create(self, deck: str) -> NewRoom:
+        """A new room on ``deck`` at its first step; HubFull or HubUnavailable."""
+
+    @abstractmethod
+    async def find(self, code: str) -> RoomInfo | None:
+        """The room, or None (unknown or expired); HubUnavailable."""
+
+    @abstractmethod
+    async def go(self, code: str, slide: int, step: int, paused: str | bool) -> bool:
+        """Move the room and tell every worker; False when the room has expired meanwhile."""
+
+    @abstractmethod
+    async def _subscribe(self, code: str) -> None:
+        """Start hearing about changes to ``code`` (its first local subscriber joined)."""
+
+    @abstractmethod
+    async def _unsubscribe(self, code: str) -> None:
+        """Stop hearing about ``code`` (its last local subscriber left)."""
+
+    @abstractmethod
+    async def _count(self, code: str, here: int, notify: bool) -> int:
+        """Record this worker's follower count for ``code``, return the room's total; ``notify``
+        tells the other workers to count again."""
+
+    async def join(self, code: str, sub: Subscriber, info: RoomInfo) -> None:
+        """Add a subscriber; it gets the current state at once."""
+        room = self.local.get(code)
+        if room is None:
+            room = self.local[code] = LocalRoom(info.state)
+            await self._subscribe(code)
+        elif info.state.seq > room.state.seq:
+            room.state = info.state
+        room.subscribers.add(sub)
+        if sub.role == "follower":
+            room.followers_here += 1  # the count everyone sees changes in recount, once for a burst
+        sub.deliver(room.state.message(room.followers_total))
+        self.recount(code, notify=True)
+
+    async def leave(self, code: str, sub: Subscriber) -> None:
+        room = self.local.get(code)
+        if room is None or sub not in room.subscribers:
+            return
+        room.subscribers.discard(sub)
+        if sub.role == "follower":
+            room.followers_here -= 1
+        if room.subscribers:
+            self.recount(code, notify=True)
+            return
+        del self.local[code]
+        if room.count_task:
+            room.count_task.cancel()
+        with contextlib.suppress(HubUnavailable):
+            await self._count(code, 0, notify=True)
+            await self._unsubscribe(code)
+
+    def on_state(self, code: str, state: State) -> None:
+        """A new state for ``code`` (from this worker or another): send it to the local sockets."""
+        room = self.local.get(code)
+        if room is not None and state.seq > room.state.seq:
+            room.state = state
+            self.broadcast(code, room)
+
+    def broadcast(self, code: str, room: LocalRoom) -> None:
+        message = room.state.message(room.followers_total)
+        for sub in tuple(room.subscribers):
+            sub.deliver(message)
+
+    def recount(self, code: str, notify: bool = False) -> None:
+        """Count the followers again soon (one count for a burst of joins and leaves)."""
+        room = self.local.get(code)
+        if room is not None and room.count_task is None:
+            room.count_task = asyncio.get_running_loop().create_task(self._recount(code, room, notify))
+
+    async def _recount(self, code: str, room: LocalRoom, notify: bool) -> None:
+        await asyncio.sleep(COUNT_DELAY)
+        room.count_task = None
+        try:
+            total = await self._count(code, room.followers_here, notify)
+        except HubUnavailable:
+            return
+        if total != room.followers_total and self.local.get(code) is room:
+            room.followers_total = total
+            self.broadcast(code, room)
+
+    def drop_all(self, code: int, reason: str) -> None:
+        """Close every local socket (the backend went away, or the server stops)."""
+        rooms, self.local = self.local, {}
+        for room in rooms.values():
+            if room.count_task:
+                room.count_task.cancel()
+            for sub in tuple(room.subscribers):
+                sub.drop(code, reason)

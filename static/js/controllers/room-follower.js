@@ -1,0 +1,94 @@
+// A follower's page (/join/{code}): the talk follows the presenter's room, slide, step and blackout.
+// The follower may wander off with any navigation key; the "Live" badge (or C) brings them back to
+// where the presenter is. The badge says which it is: live, not live, reconnecting, or ended.
+import { element } from "../lib/element.js";
+import { RoomSocket } from "../lib/room-socket.js";
+import { Controller } from "./controller.js";
+
+const TEXT = {
+  live: ["Live", "Following the presenter"],
+  away: ["Catch up", "You left the presenter: press C or this button to catch up"],
+  connecting: ["Connecting…", "Joining the live room"],
+  reconnecting: ["Reconnecting…", "Lost the live room: trying again"],
+  ended: ["Room ended", "This live room has ended or expired"],
+  refused: ["Not live", "The live room refused this page"],
+};
+
+export class RoomFollowerController extends Controller {
+  constructor(player, root, room, { socket = null } = {}) {
+    super(player);
+    this.room = room;
+    this.socket = socket ?? new RoomSocket(room.code, { type: "hello", role: "follower" });
+    this.live = true;
+    this.latest = null;
+    this.badge = this.makeBadge(root);
+    player.register("live", () => this.catchUp());
+    this._onState = (e) => this.receive(e.detail);
+    this._onStatus = () => this.render();
+    this._onPause = (e) => this.update(e.detail.state, e.detail);
+    this._onClick = () => this.catchUp();
+  }
+
+  makeBadge(root) {
+    const badge = element("button", { className: "live-badge", attrs: { type: "button", id: "live-badge" } }, root);
+    element("span", { className: "live-dot", attrs: { "aria-hidden": "true" } }, badge);
+    element("span", { className: "live-label" }, badge);
+    return badge;
+  }
+
+  bind() {
+    super.bind();
+    this.player.addEventListener("statechange", this._onPause);
+    this.socket.addEventListener("state", this._onState);
+    this.socket.addEventListener("status", this._onStatus);
+    this.badge.addEventListener("click", this._onClick);
+    this.socket.start();
+    this.render();
+    return this;
+  }
+
+  unbind() {
+    super.unbind();
+    this.player.removeEventListener("statechange", this._onPause);
+    this.socket.removeEventListener("state", this._onState);
+    this.socket.removeEventListener("status", this._onStatus);
+    this.badge.removeEventListener("click", this._onClick);
+  }
+
+  destroy() { this.unbind(); this.socket.stop(); }
+
+  /** A move this page made by itself (a key, a swipe, the overview, Back): the follower wanders off. */
+  update(_state, { source } = {}) {
+    if (source === "room" || source === "start" || !this.live) return;
+    this.live = false;
+    this.render();
+  }
+
+  receive(msg) {
+    this.latest = msg;
+    if (this.live) this.apply(msg);
+    this.render();
+  }
+
+  apply(msg) {
+    this.player.go(msg.slide, msg.step, { source: "room" });
+    this.player.set({ paused: msg.paused }, { source: "room" });
+  }
+
+  catchUp() {
+    this.live = true;
+    if (this.latest) this.apply(this.latest);
+    this.render();
+    this.badge.blur();
+  }
+
+  render() {
+    const status = this.socket.status;
+    const mode = status === "live" ? (this.live ? "live" : "away") : status;
+    const [label, title] = TEXT[mode] ?? TEXT.connecting;
+    this.badge.dataset.live = mode;
+    this.badge.lastChild.textContent = label;
+    this.badge.title = title;
+    this.badge.setAttribute("aria-label", `${label}: ${title} (room ${this.room.spoken})`);
+  }
+}

@@ -1,0 +1,154 @@
+// The speaker view's live room: "Start live room" (or R) asks the server for a room (POST /api/rooms),
+// keeps its secret in this window's sessionStorage only, and drives the room from here (RoomDriver):
+// every step of the talk reaches the followers. The bar shows the room's code, how many follow, and
+// the connection; Q shows the join QR code on the audience screen; "Phone remote" shows the QR code
+// of the remote's link (its secret in the link's fragment, never sent in a URL).
+import { element } from "../lib/element.js";
+import { openRoomChannel } from "../lib/room-link.js";
+import { RoomSocket } from "../lib/room-socket.js";
+import { Controller } from "./controller.js";
+import { RoomDriver } from "./room-driver.js";
+
+const STATUS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…",
+  ended: "room ended", refused: "room refused this window" };
+
+export class RoomPresenterController extends Controller {
+  constructor(player, root) {
+    super(player);
+    this.deck = player.manifest.id;
+    this.key = `attention-talk-room:${this.deck}`;
+    this.channel = openRoomChannel(this.deck);
+    this.room = null;
+    this.ui = this.build(root);
+    player.register("room", () => this.start());
+    player.register("qr", () => this.channel?.postMessage({ type: "qr" }));
+    this._onMessage = (e) => { if (e.data?.type === "ask") this.announce(); };
+    this._onClose = () => this.toggleRemote(false); // Esc
+  }
+
+  build(root) {
+    const bar = element("div", { className: "room-bar", attrs: { role: "group", "aria-label": "Live room" } },
+      root.querySelector(".presenter-bar"));
+    const start = element("button", { className: "room-button room-start", text: "Start live room",
+      attrs: { type: "button", id: "room-start", "aria-keyshortcuts": "R" } }, bar);
+    const info = element("p", { className: "room-info", attrs: { id: "room-info", "aria-live": "polite" } }, bar);
+    const code = element("strong", { className: "room-code", attrs: { id: "room-code" } }, info);
+    const followers = element("span", { className: "room-followers", attrs: { id: "room-followers" } }, info);
+    const status = element("span", { className: "room-status", attrs: { id: "room-status" } }, info);
+    const qr = element("button", { className: "room-button", text: "QR on screen",
+      attrs: { type: "button", id: "room-qr-show", "aria-keyshortcuts": "Q" } }, bar);
+    const remote = element("button", { className: "room-button", text: "Phone remote",
+      attrs: { type: "button", id: "room-remote", "aria-expanded": "false", "aria-controls": "room-remote-panel" } }, bar);
+    const panel = element("div", { className: "room-remote-panel", attrs: { id: "room-remote-panel", role: "dialog",
+      "aria-label": "Phone remote" } }, root);
+    element("p", { className: "room-remote-title", text: "Scan with your phone to step the talk from it" }, panel);
+    const img = element("img", { className: "room-remote-qr", attrs: { alt: "QR code of the phone remote's link" } }, panel);
+    const link = element("a", { className: "room-remote-link", text: "Open the remote here",
+      attrs: { target: "_blank", rel: "noopener" } }, panel);
+    const close = element("button", { className: "room-button", text: "Close", attrs: { type: "button" } }, panel);
+    panel.hidden = true;
+    close.addEventListener("click", () => this.toggleRemote(false));
+    start.addEventListener("click", (e) => { e.currentTarget.blur(); this.start(); });
+    qr.addEventListener("click", (e) => { e.currentTarget.blur(); this.player.perform("qr"); });
+    remote.addEventListener("click", (e) => { e.currentTarget.blur(); this.toggleRemote(); });
+    return { bar, start, info, code, followers, status, qr, remote, panel, img, link };
+  }
+
+  bind() {
+    super.bind();
+    this.channel?.addEventListener("message", this._onMessage);
+    this.player.addEventListener("close", this._onClose);
+    this.resume();
+    return this;
+  }
+
+  unbind() {
+    super.unbind();
+    this.channel?.removeEventListener("message", this._onMessage);
+    this.player.removeEventListener("close", this._onClose);
+  }
+
+  destroy() { this.unbind(); this.stopRoom(); this.channel?.close(); }
+
+  resume() {
+    let saved = null;
+    try { saved = JSON.parse(sessionStorage.getItem(this.key) || "null"); } catch { /* storage off */ }
+    if (saved?.code && saved?.presenter_secret) this.open(saved);
+    else this.render();
+  }
+
+  async start() {
+    if (this.room && this.socket?.status !== "ended") return;
+    this.ui.start.disabled = true;
+    try {
+      const res = await fetch("/api/rooms", { method: "POST", headers: { "content-type": "application/json" },
+        body: JSON.stringify({ deck: this.deck }) });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.message || res.statusText);
+      try { sessionStorage.setItem(this.key, JSON.stringify(body)); } catch { /* storage off: this window only */ }
+      this.open(body);
+    } catch (err) {
+      this.ui.status.textContent = `could not start a room: ${err.message}`;
+    } finally {
+      this.ui.start.disabled = false;
+    }
+  }
+
+  open(room) {
+    this.stopRoom();
+    this.room = room;
+    this.socket = new RoomSocket(room.code, { type: "hello", role: "presenter", secret: room.presenter_secret });
+    this.driver = new RoomDriver(this.player, this.socket, { lead: true, onState: (msg) => this.counted(msg) }).bind();
+    this.socket.addEventListener("status", () => this.render());
+    this.socket.start();
+    this.announce();
+    this.render();
+  }
+
+  stopRoom() {
+    this.driver?.destroy();
+    this.socket?.stop();
+    this.driver = this.socket = null;
+  }
+
+  announce() {
+    if (!this.room) return;
+    const spoken = this.room.code.match(/.{1,3}/g).join("-");
+    this.channel?.postMessage({ type: "room", code: this.room.code, spoken, join: this.room.join_url });
+  }
+
+  counted(msg) {
+    const n = msg.followers;
+    this.ui.followers.textContent = `${n} ${n === 1 ? "follower" : "followers"}`;
+    this.ui.bar.dataset.followers = String(n);
+  }
+
+  async toggleRemote(force) {
+    const panel = this.ui.panel;
+    panel.hidden = !(force ?? panel.hidden);
+    this.ui.remote.setAttribute("aria-expanded", String(!panel.hidden));
+    if (panel.hidden || !this.room || this.ui.img.dataset.code === this.room.code) return;
+    const res = await fetch(`/api/rooms/${this.room.code}/remote-qr`, { method: "POST",
+      headers: { "content-type": "application/json" }, body: JSON.stringify({ secret: this.room.presenter_secret }) });
+    if (!res.ok) return;
+    this.ui.img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(await res.text())}`;
+    this.ui.img.dataset.code = this.room.code;
+    this.ui.link.href = this.room.remote_url;
+  }
+
+  render() {
+    const status = this.socket?.status;
+    const ended = status === "ended" || status === "refused";
+    const on = Boolean(this.room) && !ended;
+    this.ui.bar.dataset.room = on ? status : "off";
+    this.ui.start.hidden = on;
+    this.ui.qr.hidden = this.ui.remote.hidden = !on;
+    if (!on) this.ui.panel.hidden = true;
+    this.ui.code.textContent = this.room ? `Room ${this.room.code.match(/.{1,3}/g).join("-")}` : "";
+    this.ui.status.textContent = status ? STATUS[status] : "";
+    if (ended) {
+      try { sessionStorage.removeItem(this.key); } catch { /* storage off */ }
+      this.room = null;
+    }
+  }
+}
