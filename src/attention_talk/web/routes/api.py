@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated
 
 import anyio
 import orjson
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
 from fastapi.responses import Response
 
 from attention_talk.engine.costs import PRESETS, costs
@@ -26,7 +28,16 @@ from attention_talk.web.schemas import (
     SlideFrames,
 )
 
-router = APIRouter(prefix="", default_response_class=JSON, responses=ERRORS)
+
+@asynccontextmanager
+async def warm(app: FastAPI) -> AsyncIterator[None]:
+    """The server answers at once; the decks from designed inputs build in a background thread
+    (a request for one that is not built yet builds it itself, see Store.ensure)."""
+    app.state.store.warm_in_background(model=False)
+    yield
+
+
+router = APIRouter(prefix="", default_response_class=JSON, responses=ERRORS, lifespan=warm)
 
 
 def ok(model: type) -> dict:
