@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/keypaint.py
 	$(BIN)/python benchmarks/model.py
 	$(BIN)/python benchmarks/chapter3.py
+	$(BIN)/python benchmarks/lab.py
 
 validate: $(STAMP)
 	$(BIN)/attention-talk validate

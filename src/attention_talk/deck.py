@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -58,10 +59,44 @@ class FrameSpec(_Strict):
     params: dict[str, Any] = Field(default_factory=dict, description="The builder's parameters.")
 
 
+LAB_MAX_WORDS = 64  # the lab's limit: 64 tokens (the illustrative source splits on spaces)
+
+
+class LabLink(_Strict):
+    """A link from a step to the lab (/lab), opening it with the step's own sentence."""
+
+    text: str = Field(min_length=1, max_length=400, description="The sentence the lab opens with (at most 64 words).")
+    source: Literal["illustrative", "model"] = Field(
+        default="illustrative", description="illustrative (our engine, seeded weights) or model (SmolLM2-135M).")
+    layer: int | None = Field(default=None, ge=0, le=1023, description="The layer, 0-based (model only).")
+    head: int | None = Field(default=None, ge=0, le=63, description="The head, 0-based.")
+    label: str = Field(default="Try it in the lab", min_length=1, max_length=60, description="The link's words.")
+
+    @model_validator(mode="after")
+    def _fits_the_lab(self) -> LabLink:
+        words = self.text.split()
+        if not words or len(words) > LAB_MAX_WORDS:
+            raise ValueError(f"text: the lab takes 1 to {LAB_MAX_WORDS} words, got {len(words)}")
+        if any(ord(ch) < 32 for ch in self.text):
+            raise ValueError("text: no control characters (write the sentence on one line)")
+        if self.layer is not None and self.source != "model":
+            raise ValueError("layer: only the model source has layers; add source: model or drop the layer")
+        return self
+
+    @property
+    def href(self) -> str:
+        """``/lab?text=…&source=…&layer=…&head=…``: the lab's URL contract (layer and head 0-based)."""
+        query: dict[str, str | int] = {"text": self.text, "source": self.source}
+        query.update({k: v for k, v in (("layer", self.layer), ("head", self.head)) if v is not None})
+        return f"/lab?{urlencode(query)}"
+
+
 class Step(_Strict):
     caption: str = Field(min_length=1, max_length=200, description="Short line the audience reads.")
     narration: str = Field(min_length=1, description="Fuller explanation for students and screen readers.")
     frame: FrameSpec | None = Field(default=None, description="What is drawn; none for text-only steps.")
+    lab: LabLink | None = Field(default=None, description=(
+        "A link to the lab shown with this step, opening it with this sentence (and source, layer, head)."))
 
 
 class Slide(_Strict):
@@ -194,6 +229,8 @@ def deck_texts(deck: Deck):
         for j, step in enumerate(slide.steps, 1):
             yield f"{at} › step {j} › field caption", step.caption
             yield f"{at} › step {j} › field narration", step.narration
+            if step.lab is not None:
+                yield f"{at} › step {j} › field lab.label", step.lab.label
 
 
 def _typed_numbers(deck: Deck) -> list[str]:

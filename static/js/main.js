@@ -4,6 +4,7 @@
 import { CaptionController } from "./controllers/caption.js";
 import { DerivationController } from "./controllers/derivation.js";
 import { EmbedController } from "./controllers/embed.js";
+import { LabLinkController } from "./controllers/lab-link.js";
 import { ProgressController } from "./controllers/progress.js";
 import { SpeakerController } from "./controllers/speaker.js";
 import { StageController } from "./controllers/stage.js";
@@ -25,5 +26,5 @@ boot("player", {
   slidesFrom: root.querySelector("#stage"),
   more: ({ player }) => [new SpeakerController(player), new ThemeController(player),
     new TokenPickerKeys(player, root), new TouchController(player, root),
-    new EmbedController(player, root, readJson("embed-data").frame_ancestors)],
+    new EmbedController(player, root, readJson("embed-data").frame_ancestors), new LabLinkController(player, root)],
 });

@@ -133,6 +133,12 @@ the step and the field, and the exit status is 1.
 - A step is one key press: a `caption` (what the room reads, up to 200 characters), a
   `narration` (what a student alone reads and what screen readers announce) and an optional
   `frame`: `builder` (a name from the tables below) and `params`.
+- A step may also open the lab (`/lab`) with its own sentence: `lab: {{text: the river bank flooded}}`
+  shows a "Try it in the lab" link with that step (under the caption on the stage, and in the
+  steps list without scripts). Optional: `source` (`illustrative`, the default, or `model` for
+  SmolLM2-135M), `layer` (model only) and `head` (0-based, as in the lab's URL
+  `/lab?text=…&source=model&layer=…&head=…`) and `label` (the link's words). The text has at most
+  64 words and no control characters.
 - What a slide shows: a `title` slide shows the deck's title and subtitle; the other templates
   show the slide title, what the step's builder draws (matrices, widgets, notes, counters) and the
   caption under it. Press T in the talk to show the narration. A step without a `frame` shows only

@@ -100,3 +100,11 @@ async def model_attention(req: ModelAttentionRequest, request: Request) -> JSON:
     except ValueError as exc:  # TokenizerError too: 'text: …', 'layers: …', 'heads: …'
         raise HTTPException(status_code=422, detail=str(exc)) from None
     return JSON(payload)
+
+
+async def load_model(request: Request) -> Model:
+    """The app's model, waiting while it loads (in a worker thread); 503 when there is none (the lab's routes)."""
+    return await _off_loop(_loader(request).model)
+
+
+model_runs = _runs  # the one-run-at-a-time limiter, shared with the lab's routes (web/routes/lab.py)

@@ -1,0 +1,67 @@
+"""The lab (``GET /lab``): your own sentence through the illustrative engine (``POST /api/attention``)
+or the real model, and the JSON it draws from: ``POST /api/model/lab`` (one head in full, every head
+as a small map, the next tokens, in one answer per keystroke) and one cell's derivation,
+``POST /api/model/derivation`` and ``POST /api/attention/derivation``."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import anyio
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse
+
+from attention_talk.model import TokenizerError
+from attention_talk.web.deps import SettingsDep
+from attention_talk.web.lab_data import FieldError, attention_cell, model_cell, model_lab
+from attention_talk.web.lab_schemas import AttentionCellRequest, Cell, ModelCellRequest, ModelLab, ModelLabRequest
+from attention_talk.web.responses import JSON
+from attention_talk.web.routes.model import UNAVAILABLE, load_model, model_runs
+from attention_talk.web.routes.pages import templates
+from attention_talk.web.schemas import BUSY, ERRORS
+
+router = APIRouter(default_response_class=JSON, responses=ERRORS)
+
+
+def ok(model: type) -> dict:
+    return {200: {"model": model, "description": "Successful Response"}}
+
+
+@router.get("/lab", include_in_schema=False, response_class=HTMLResponse)
+def lab(request: Request) -> HTMLResponse:
+    """The lab page; its state lives in the query string (read by static/js/lab/state.js)."""
+    return templates.TemplateResponse(request, "lab.html", {})
+
+
+async def _answer(fn, *args, limiter: anyio.CapacityLimiter | None = None) -> JSON:
+    """``fn(*args)`` in a worker thread; a request that does not fit the model or sentence → 422."""
+    try:
+        return JSON(await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter))
+    except (FieldError, TokenizerError) as exc:  # 'layer: …', 'row: …', 'text: …'
+        raise HTTPException(status_code=422, detail=str(exc)) from None
+
+
+@router.post("/api/model/lab", tags=["model"], responses={**ok(ModelLab), **UNAVAILABLE})
+async def model_lab_view(req: ModelLabRequest, request: Request) -> JSON:
+    """What the lab draws for the real model, in one answer: the tokens, one head's Q·Kᵀ, masked
+    scores and weights in full, the next tokens, and every layer × head as a small map (``grid``
+    cells a side, compact bytes: 30 × 9 maps of 16² cells are 69,120 bytes, against 1.1 million
+    weights in full for 64 tokens). Layer and head are 0-based."""
+    model = await load_model(request)
+    return await _answer(model_lab, model, req, limiter=model_runs())
+
+
+@router.post("/api/model/derivation", tags=["model"], responses={**ok(Cell), **UNAVAILABLE})
+async def model_derivation(req: ModelCellRequest, request: Request) -> JSON:
+    """How one cell of one head's map was computed (q·k term by term, the scale and mask, or the
+    softmax of its row): parts that add up to the cell, as the talk's panels draw them."""
+    model = await load_model(request)
+    return await _answer(model_cell, model, req, limiter=model_runs())
+
+
+@router.post("/api/attention/derivation", tags=["engine"], responses={**ok(Cell), **BUSY})
+async def attention_derivation(req: AttentionCellRequest, request: Request, settings: SettingsDep) -> JSON:
+    """How one cell of one head of ``POST /api/attention``'s chain was computed (same settings,
+    plus the 0-based head, the map and the cell)."""
+    async with request.app.state.attention_gate.slot():
+        return await _answer(attention_cell, req)

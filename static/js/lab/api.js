@@ -1,0 +1,81 @@
+// Talking to the server without ever letting an old answer win. Every request gets a sequence
+// number; an answer is handed on only if no newer answer was handed on before it. The illustrative
+// source is cheap, so a newer request aborts the one in flight (AbortController); the real model
+// runs one text at a time on the server and cannot be stopped there, so at most one of its requests
+// is in flight and only the newest waiting one follows it (typing fast never queues stale runs).
+
+/** POST `body` as JSON; resolves to {ok, status, body}. Rejects only when aborted or offline. */
+export async function postJson(url, body, signal) {
+  const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body), signal });
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = { message: `${res.status} ${res.statusText}` }; }
+  return { ok: res.ok, status: res.status, body: data };
+}
+
+export async function getJson(url) {
+  const res = await fetch(url);
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = { message: `${res.status} ${res.statusText}` }; }
+  return { ok: res.ok, status: res.status, body: data };
+}
+
+export class Latest {
+  /** `onAnswer(answer, job)` gets each answer that is newer than every answer before it. */
+  constructor(onAnswer, { post = postJson } = {}) {
+    this.onAnswer = onAnswer;
+    this.post = post;
+    this.seq = 0;
+    this.shown = 0; // the sequence number of the last answer handed on
+    this.inFlight = null; // {job, controller}
+    this.waiting = null; // the newest job not sent yet (model source)
+    this.timer = null;
+  }
+
+  /** Ask for `job` = {url, body, serial, state} after `delay` ms; `serial` jobs wait their turn. */
+  ask(job, delay = 0) {
+    clearTimeout(this.timer);
+    job.seq = ++this.seq;
+    if (delay > 0) this.timer = setTimeout(() => this.send(job), delay);
+    else this.send(job);
+    return job.seq;
+  }
+
+  /** Forget everything in flight or waiting (its answers will be ignored). */
+  cancel() {
+    clearTimeout(this.timer);
+    this.waiting = null;
+    this.seq++;
+    if (this.inFlight && !this.inFlight.job.serial) this.inFlight.controller.abort();
+  }
+
+  get busy() { return Boolean(this.inFlight || this.waiting); }
+
+  send(job) {
+    if (this.inFlight) {
+      if (this.inFlight.job.serial && job.serial) { this.waiting = job; return; }
+      if (!this.inFlight.job.serial) this.inFlight.controller.abort();
+    }
+    const controller = new AbortController();
+    const flight = { job, controller };
+    this.inFlight = flight;
+    this.post(job.url, job.body, controller.signal)
+      .then((answer) => { if (job.seq > this.shown && job.seq === this.seq) this.hand(job, answer); })
+      .catch((err) => { if (err.name !== "AbortError" && job.seq === this.seq) this.hand(job, offline(err)); })
+      .finally(() => {
+        if (this.inFlight === flight) this.inFlight = null;
+        const next = this.waiting;
+        this.waiting = null;
+        if (next && next.seq === this.seq) this.send(next);
+      });
+  }
+
+  hand(job, answer) {
+    this.shown = job.seq;
+    this.onAnswer(answer, job);
+  }
+}
+
+function offline(err) {
+  return { ok: false, status: 0, body: { message: `the server did not answer (${err.message})` } };
+}
