@@ -19,7 +19,7 @@ const root = document.getElementById("player");
 boot("player", {
   stage({ player, frames }) {
     const caption = new CaptionController(player, root);
-    const derivations = new DerivationController(player, root);
+    const derivations = new DerivationController(player, root, frames);
     return [new StageController(player, root, frames, { caption, derivations }), caption, derivations,
       new ProgressController(player, root)];
   },

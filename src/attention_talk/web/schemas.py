@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from attention_talk.frames.model import Frame
+from attention_talk.frames.model import DerivPart, Frame
 from attention_talk.playground import DEFAULT_INCLUDE, TENSORS
 
 if TYPE_CHECKING:
@@ -156,6 +156,16 @@ class SlideFrames(BaseModel):
     deck: str
     slide: str
     frames: list[Frame]
+
+
+class SlideDerivations(BaseModel):
+    """The parts of every cell derivation of one slide's frames, kept out of the frames themselves
+    (they are most of their bytes): ``steps[k][tensor][i]`` is the ``parts`` of cell ``i`` of that
+    tensor's ``derivation.cells`` in frame ``k + 1``."""
+
+    deck: str
+    slide: str
+    steps: list[dict[str, list[list[DerivPart]]]]
 
 
 class Count(BaseModel):

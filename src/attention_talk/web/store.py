@@ -40,12 +40,26 @@ def needs_model_message(reason: str) -> str:
     return f"this deck needs the model: {reason}"
 
 
+def split_parts(frames: list[dict]) -> list[dict[str, list[list[dict]]]]:
+    """Take every cell's ``parts`` out of the (JSON) frames, in place; return them by step, tensor and
+    cell (the SlideDerivations shape)."""
+    steps = []
+    for frame in frames:
+        by_tensor = {}
+        for tensor in frame["tensors"]:
+            if tensor.get("derivation"):
+                by_tensor[tensor["name"]] = [cell.pop("parts") for cell in tensor["derivation"]["cells"]]
+        steps.append(by_tensor)
+    return steps
+
+
 @dataclass
 class Store:
     decks: dict[str, Deck] = field(default_factory=dict)
     errors: list[DeckError] = field(default_factory=list)
     manifests: dict[str, Payload] = field(default_factory=dict)
     frames: dict[tuple[str, str], Payload] = field(default_factory=dict)
+    derivations: dict[tuple[str, str], Payload] = field(default_factory=dict)
     pending: dict[str, Deck] = field(default_factory=dict)  # decks read and checked, frames not built yet
     folder: Path | None = None
     order: list[str] = field(default_factory=list)
@@ -78,10 +92,13 @@ class Store:
         return store
 
     def add(self, deck: Deck, frames: dict) -> None:
-        """Keep ``deck`` with its manifest and every slide's frames, each as a ready payload."""
+        """Keep ``deck`` with its manifest and every slide's frames and derivations, each as a ready
+        payload: the frames without their cells' ``parts``, which wait apart until a panel opens."""
         for slide_id, slide_frames in frames.items():
-            self.frames[deck.id, slide_id] = Payload.of(
-                SlideFrames(deck=deck.id, slide=slide_id, frames=slide_frames).model_dump(mode="json"))
+            body = SlideFrames(deck=deck.id, slide=slide_id, frames=slide_frames).model_dump(mode="json")
+            self.derivations[deck.id, slide_id] = Payload.of(
+                {"deck": deck.id, "slide": slide_id, "steps": split_parts(body["frames"])})
+            self.frames[deck.id, slide_id] = Payload.of(body)
         self.manifests[deck.id] = Payload.of(Manifest.of(deck).model_dump(mode="json"))
         self.decks[deck.id] = deck  # last: a deck is served only once its frames are all there
 

@@ -25,6 +25,7 @@ from attention_talk.web.schemas import (
     DeckSummary,
     Health,
     Manifest,
+    SlideDerivations,
     SlideFrames,
 )
 
@@ -68,6 +69,17 @@ def slide_frames(deck: DeckDep, slide: SlideId, store: StoreDep, request: Reques
                  settings: SettingsDep) -> Response:
     """Every frame of one slide, precomputed by the engine (ETag; 304 when unchanged)."""
     payload = store.frames.get((deck.id, slide))
+    if payload is None:
+        raise HTTPException(status_code=404, detail=f"unknown slide {slide!r} in deck {deck.id!r}")
+    return cached_json(request, payload, settings.frames_max_age)
+
+
+@router.get("/api/decks/{deck}/slides/{slide}/derivations", tags=["decks"], responses=ok(SlideDerivations))
+def slide_derivations(deck: DeckDep, slide: SlideId, store: StoreDep, request: Request,
+                      settings: SettingsDep) -> Response:
+    """How every explained cell of one slide's frames was computed, term by term: the ``parts`` the
+    frames leave out (a derivation panel fetches them when it first opens on the slide)."""
+    payload = store.derivations.get((deck.id, slide))
     if payload is None:
         raise HTTPException(status_code=404, detail=f"unknown slide {slide!r} in deck {deck.id!r}")
     return cached_json(request, payload, settings.frames_max_age)
