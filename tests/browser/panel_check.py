@@ -8,6 +8,7 @@ OUTSIDE_STAGE = """() => {
   const s = document.querySelector('#stage').getBoundingClientRect();
   const bad = [];
   for (const el of document.querySelectorAll('.slide.active *, .derivation-panel:not([hidden])')) {
+    if (el.closest('.steps, .sr-only')) continue;  // visually hidden: the step list, the tables
     const r = el.getBoundingClientRect();
     if (!r.width || !r.height) continue;
     if (r.left < s.left - 1 || r.top < s.top - 1 || r.right > s.right + 1 || r.bottom > s.bottom + 1) {
