@@ -82,20 +82,28 @@ export class DerivationController extends Controller {
     return frame;
   }
 
-  async open(cellEl) {
+  /** Open the panel on a cell at once; if the slide's terms are still on the way, the panel says
+   * so and fills in when they come (unless another cell or frame took it meanwhile). */
+  open(cellEl) {
     const { tensor, cell } = this.cells.get(cellEl);
-    if (!cell.parts?.length && this.frame) {
-      await this.withParts(this.frame);
-      if (this.cells.get(cellEl)?.cell !== cell) return;  // another frame came meanwhile
-    }
     if (!this.panel || !this.panel.isConnected) this.panel = createPanel(this.stage);
-    renderDerivation(this.panel, tensor, cell, this._close);
+    const waiting = !cell.parts?.length && this.frame && this.frames;
+    this.show(cellEl, tensor, cell, waiting);
+    if (!waiting) return;
+    const frame = this.frame;
+    this.withParts(frame).then(() => {
+      if (this.openFor === cellEl && this.frame === frame && !this.panel.hidden) this.show(cellEl, tensor, cell, false);
+    }).catch((err) => console.warn(err.message));
+  }
+
+  show(cellEl, tensor, cell, waiting) {
+    renderDerivation(this.panel, tensor, cell, this._close, { waiting });
     this.panel.hidden = false;
     this.openFor?.classList.remove("explained");
     this.openFor = cellEl;
     cellEl.classList.add("explained");
     placePanel(this.panel, this.stage, cellEl);
-    this.panel.focus({ preventScroll: true });
+    if (!this.panel.contains(document.activeElement)) this.panel.focus({ preventScroll: true });
   }
 
   /** Hide the panel; `refocus`: an explicit close (× or Esc) gives the focus back to the cell. */
