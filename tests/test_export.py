@@ -62,8 +62,9 @@ def test_the_site_holds_every_page_and_frame_as_the_server_gives_them(site, clie
             assert f'data-deck="{deck}"' in html or page.startswith("print")
             assert 'href="/' not in html and 'src="/' not in html  # every link relative
         for slide in manifest["slides"]:
-            saved = orjson.loads((out / "api/decks" / deck / "slides" / slide["id"] / "frames.json").read_bytes())
-            assert saved == client.get(f"/api/decks/{deck}/slides/{slide['id']}/frames").json()
+            for what in ("frames", "derivations"):
+                saved = orjson.loads((out / "api/decks" / deck / "slides" / slide["id"] / f"{what}.json").read_bytes())
+                assert saved == client.get(f"/api/decks/{deck}/slides/{slide['id']}/{what}").json()
     for f in (ROOT / "static").rglob("*"):
         if f.is_file():
             assert (out / "static" / f.relative_to(ROOT / "static")).read_bytes() == f.read_bytes()

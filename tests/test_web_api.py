@@ -79,11 +79,12 @@ def test_attention_chain_defaults(client) -> None:
     assert r.status_code == 200
     d = r.json()
     assert d["heads"] == 2 and d["d_k"] == 8 and len(d["per_head"]) == 2
-    # By default what a lab view draws: scores, masked, weights per head, and the final output.
-    assert d["include"] == ["scores", "masked", "weights", "final"]
-    assert set(d["per_head"][0]) == {"head", "scores", "masked", "weights"}
-    assert "concat" not in d and len(d["output"]) == 4
-    r = client.post("/api/attention", json={"tokens": ["the", "old", "dog", "sleeps"], "include": [
+    # By default only the attention maps (weights), to 4 decimals: a small, quick answer.
+    assert d["include"] == ["weights"] and d["digits"] == 4
+    assert set(d["per_head"][0]) == {"head", "weights"}
+    assert "concat" not in d and "output" not in d
+    assert all(abs(sum(row) - 1.0) <= 4 * 0.00005 + 1e-12 for row in d["per_head"][0]["weights"])
+    r = client.post("/api/attention", json={"tokens": ["the", "old", "dog", "sleeps"], "digits": 12, "include": [
         "q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]})
     d = r.json()
     h = d["per_head"][0]
@@ -96,11 +97,13 @@ def test_attention_chain_defaults(client) -> None:
 
 
 def test_attention_text_and_cross_checks(client) -> None:
-    a = client.post("/api/attention", json={"text": "a b c", "d_model": 12, "heads": 3, "causal": False})
+    a = client.post("/api/attention", json={"text": "a b c", "d_model": 12, "heads": 3, "causal": False,
+                                            "include": ["weights", "final"]})
     assert a.status_code == 200
     w = a.json()["per_head"][2]["weights"]
     assert all(x > 0 for row in w for x in row)  # no mask
     same = client.post("/api/attention", json={"tokens": ["a", "b", "c"], "d_model": 12, "heads": 3,
+                                               "include": ["weights", "final"],
                                                "causal": False})
     assert same.json()["output"] == a.json()["output"]  # deterministic
 
@@ -158,8 +161,8 @@ def test_attention_digits_round_every_number(client) -> None:
     for a, b in zip(full["per_head"][0]["weights"][1], two["per_head"][0]["weights"][1], strict=True):
         assert b == round(a, 2)
     default = client.post("/api/attention", json=body).json()
-    assert default["digits"] == 6
-    assert all(abs(sum(row) - 1) < 1e-5 for h in default["per_head"] for row in h["weights"])
+    assert default["digits"] == 4  # compact by default: each weight to ±0.00005
+    assert all(abs(sum(row) - 1) <= 3 * 0.00005 + 1e-12 for h in default["per_head"] for row in h["weights"])
     assert client.post("/api/attention", json={**body, "digits": 0}).status_code == 422
 
 

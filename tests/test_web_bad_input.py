@@ -133,7 +133,8 @@ BAD = [
     # responses too large: include chooses the tensors, and the count of numbers is capped
     ("include everything at the largest sizes", post({**BIG, "heads": 64, "d_k": 64, "include": ALL}), 422,
      "reduce tokens (64), heads (64), d_k (64), d_model (512) or include fewer"),
-    ("default include with 64 heads of 64 tokens", post({**BIG, "heads": 64}), 422, "heads, d_model, include"),
+    ("maps and output of 64 heads of 64 tokens",
+     post({**BIG, "heads": 64, "include": ["scores", "masked", "weights", "final"]}), 422, "heads, d_model, include"),
     ("q of 8 heads of width 512, and concat", post({**BIG, "heads": 8, "d_k": 512, "include": ["q", "concat"]}),
      422, "tokens, heads, d_k, include"),
     ("include an unknown tensor", post({**OK, "include": ["attention"]}), 422, "include.0"),

@@ -6,7 +6,7 @@ Vaswani's sinusoidal encoding. Projections are drawn from ``default_rng(seed)`` 
 1/d_model (so scores stay in a readable range).
 
 A response carries only the tensors its request names in ``include`` (``TENSORS``; by default
-``DEFAULT_INCLUDE``, what a lab view draws), and ``response_numbers`` counts the numbers a request
+``DEFAULT_INCLUDE``: the weights alone), and ``response_numbers`` counts the numbers a request
 would return before any work is done, so the web layer can refuse one that is too large.
 """
 
@@ -116,7 +116,7 @@ def _json_matrix(a: np.ndarray, digits: int = 15) -> np.ndarray:
 PER_HEAD = ("q", "k", "v", "scores", "masked", "weights", "output")  # tensors of each head
 WHOLE = ("concat", "final")  # the heads side by side; the layer's output (`output` in the response)
 TENSORS = PER_HEAD + WHOLE
-DEFAULT_INCLUDE = ("scores", "masked", "weights", "final")  # what a lab view draws
+DEFAULT_INCLUDE = ("weights",)  # the attention maps; ask with `include` for more (the lab asks for its three)
 
 
 def response_numbers(n: int, *, d_model: int, heads: int, d_k: int, include: Iterable[str]) -> int:

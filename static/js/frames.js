@@ -1,4 +1,7 @@
-// Fetches the frames of every slide once (prefetch), so that stepping never waits on the network.
+// Fetches the frames of every slide once: the first slide's at once, the others after the first
+// step is painted (prefetch), so that stepping never waits on the network and the first paint
+// waits for no more than it shows. The cells' derivations (most of the bytes) come separately,
+// per slide, when a derivation panel needs them (derivations).
 import { framesUrl } from "./lib/site.js";
 
 export class FrameStore {
@@ -7,6 +10,7 @@ export class FrameStore {
     this.slides = slides;
     this.loaded = new Map();
     this.pending = new Map();
+    this.parts = new Map(); // slide id → Promise of its SlideDerivations steps
   }
   url(slideId) {
     return framesUrl(this.deckId, slideId);
@@ -24,13 +28,29 @@ export class FrameStore {
     }
     return this.pending.get(slideId);
   }
-  /** Load `first` now, then every other slide in the background. */
+  /** Load `first` now, then every other slide in the background once the first is painted. */
   prefetch(first) {
     const firstLoad = this.load(first);
-    firstLoad.finally(() => {
+    const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    firstLoad.then(painted, painted).then(() => {
       for (const s of this.slides) this.load(s.id).catch(() => {});
-    }).catch(() => {});
+    });
     return firstLoad;
+  }
+
+  /** Every derivation's parts of one slide, by step (0-based), tensor and cell; fetched once. */
+  derivations(slideId) {
+    if (!this.parts.has(slideId)) {
+      const p = fetch(framesUrl(this.deckId, slideId, "derivations"), { headers: { Accept: "application/json" } })
+        .then((r) => {
+          if (!r.ok) throw new Error(`derivations for ${slideId}: HTTP ${r.status}`);
+          return r.json();
+        })
+        .then((data) => data.steps)
+        .catch((err) => { this.parts.delete(slideId); throw err; });
+      this.parts.set(slideId, p);
+    }
+    return this.parts.get(slideId);
   }
   /** The frame if it is already here, else null. */
   peek(slideId, step) {

@@ -23,7 +23,7 @@ const room = document.getElementById("room-data") ? readJson("room-data") : null
 boot("player", {
   stage({ player, frames }) {
     const caption = new CaptionController(player, root);
-    const derivations = new DerivationController(player, root);
+    const derivations = new DerivationController(player, root, frames);
     return [new StageController(player, root, frames, { caption, derivations }), caption, derivations,
       new ProgressController(player, root)];
   },

@@ -66,6 +66,8 @@ def one(texts: list[str]) -> float:
 
 def panel_recomputes(page) -> float:
     """Read the open derivation panel's numbers and redo its arithmetic; return the implied value."""
+    # the slide's terms may still be on their way (fetched when its first frame was drawn)
+    page.wait_for_selector(".derivation-panel:not([hidden]) .deriv-waiting", state="detached")
     panel = page.evaluate(READ_PANEL)
     assert panel["panels"] == 1, panel["panels"]
     value = None
@@ -105,5 +107,6 @@ def check_cell(page, cell) -> float:
         assert value == float("-inf")
     else:
         assert value == pytest.approx(shown, abs=0.6 * 10 ** -digits + 2e-3)
-    assert page.evaluate(OUTSIDE_STAGE) == []
+    outside = page.evaluate(OUTSIDE_STAGE)
+    assert outside == [], outside
     return value

@@ -34,8 +34,8 @@ def _steps(app, deck_ids: list[str]) -> int:
 
 
 def _build_model_decks(store, deck: str | None, every: bool) -> None:
-    """Decks drawn from the real model (chapter 3) are built on first use: build the ones asked for
-    now. Without the model, asking for one by name is an error; --all leaves it out."""
+    """The app builds decks on first use: build the ones asked for now. A deck drawn from the real
+    model (chapter 3) that cannot be built: an error when asked for by name; --all leaves it out."""
     from attention_talk.web.store import DeckUnavailable
 
     for deck_id in list(store.pending):
@@ -55,10 +55,11 @@ def run(settings, deck: str | None, fmt: Format, out: Path, every: bool, notes: 
     if fmt != "site" and (deck is None or every):
         raise ExportError(f"--format {fmt} exports one DECK (--all is for --format site)")
     app = _app(settings)
-    _build_model_decks(app.state.store, deck, every)
-    known = sorted(app.state.store.decks)
-    if deck is not None and deck not in known:
-        raise ExportError(f"DECK {deck!r}: no such deck (known: {', '.join(known)})")
+    store = app.state.store
+    if deck is not None and deck not in store.decks and deck not in store.pending:
+        raise ExportError(f"DECK {deck!r}: no such deck (known: {', '.join(sorted([*store.decks, *store.pending]))})")
+    _build_model_decks(store, deck, every)
+    known = sorted(store.decks)
     decks = known if every else [deck]
     total = sum(len(app.state.store.decks[d].slides) for d in decks) if fmt == "site" else (
         _steps(app, decks) if fmt == "png" else 2)

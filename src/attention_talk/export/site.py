@@ -12,7 +12,7 @@ Layout::
     index.html                            the decks exported
     needs-server.html                     what only the server can do
     talk/<deck>/index.html                the player        (…/presenter/, …/print/, …/print/notes/)
-    api/decks/<deck>/slides/<slide>/frames.json
+    api/decks/<deck>/slides/<slide>/frames.json         (and derivations.json)
     static/…                              CSS, JS, icons
 """
 
@@ -129,8 +129,9 @@ def export_site(app: ASGIApp, out: Path, deck_ids: list[str],
             markup = get(app, f"/talk/{quote(deck)}{suffix}", query).decode()
             w.write(f"talk/{deck}/{page}index.html", relink(markup, 2 + page.count("/"), decks))
         for slide in manifest["slides"]:
-            frames = get(app, f"/api/decks/{quote(deck)}/slides/{quote(slide['id'])}/frames")
-            w.write(f"api/decks/{deck}/slides/{slide['id']}/frames.json", frames)
+            for what in ("frames", "derivations"):
+                body = get(app, f"/api/decks/{quote(deck)}/slides/{quote(slide['id'])}/{what}")
+                w.write(f"api/decks/{deck}/slides/{slide['id']}/{what}.json", body)
             tick(f"{deck}: {slide['id']}")
     static = data_dir("static")
     shutil.copytree(static, out / "static", dirs_exist_ok=True)

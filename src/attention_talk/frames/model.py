@@ -85,7 +85,9 @@ class CellDerivation(_Model):
     r: int = Field(description="Full-tensor row index.")
     c: int = Field(description="Full-tensor column index.")
     title: str
-    parts: list[DerivPart]
+    parts: list[DerivPart] = Field(default_factory=list, description=(
+        "The steps of the computation. Served apart from the frames (GET …/slides/{slide}/derivations, "
+        "fetched when a panel opens), so a frame carries only each cell's title and value."))
     value: float | None = Field(description="The cell's value (null means −∞).")
 
 

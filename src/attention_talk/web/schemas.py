@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from attention_talk.frames.model import Frame
+from attention_talk.frames.model import DerivPart, Frame
 from attention_talk.playground import DEFAULT_INCLUDE, TENSORS
 
 if TYPE_CHECKING:
@@ -52,13 +52,13 @@ class AttentionRequest(StrictBody):
     causal: bool = Field(default=True, description="Apply the causal mask.")
     temperature: float = Field(default=1.0, gt=0, le=100, description="Softmax temperature.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Seed for the random weights.")
-    digits: int = Field(default=6, ge=1, le=15, description="Decimal places of every number returned "
-                        "(6 keeps weights' row sums within 1e-5 of 1 and the response small).")
+    digits: int = Field(default=4, ge=1, le=15, description="Decimal places of every number returned "
+                        "(4: every weight to ±0.00005, a compact response; ask for more for exact row sums).")
     include: list[TensorName] = Field(
         default_factory=lambda: list(DEFAULT_INCLUDE), max_length=2 * len(TENSORS),
         description="The tensors to return: per head any of q, k, v, scores, masked, weights, output; for "
                     "the layer concat (the heads side by side) and final (the output, `output` in the "
-                    f"response). Default: {', '.join(DEFAULT_INCLUDE)} (what a lab view draws). The "
+                    f"response). Default: {', '.join(DEFAULT_INCLUDE)} (the attention maps). The "
                     "response may hold at most ATTENTION_TALK_MAX_RESPONSE_NUMBERS numbers (default "
                     "300,000); a larger request gets a 422 naming the fields to reduce.")
 
@@ -156,6 +156,16 @@ class SlideFrames(BaseModel):
     deck: str
     slide: str
     frames: list[Frame]
+
+
+class SlideDerivations(BaseModel):
+    """The parts of every cell derivation of one slide's frames, kept out of the frames themselves
+    (they are most of their bytes): ``steps[k][tensor][i]`` is the ``parts`` of cell ``i`` of that
+    tensor's ``derivation.cells`` in frame ``k + 1``."""
+
+    deck: str
+    slide: str
+    steps: list[dict[str, list[list[DerivPart]]]]
 
 
 class Count(BaseModel):

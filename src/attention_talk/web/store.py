@@ -1,10 +1,13 @@
 """Every deck and every frame, kept as ready-to-send JSON payloads (built from the response models
 in schemas.py; compressed and ETagged by compression.py).
 
-Decks drawn from designed inputs are built at start-up. A deck that needs the real model (chapter 3)
-is only checked at start-up and built on its first request, once, in the caller's worker thread
-(``ensure``), so ``/healthz`` and the other decks never wait for the model. Without the model such a
-deck stays listed with a "needs the model" message, and its URLs answer 503 with the install hint.
+At start-up every deck is only read and checked (``load``: a second or so less before the server
+answers); its frames are built on its first request, once, in the caller's worker thread
+(``ensure``), or before that by ``warm_in_background``, which the app starts as soon as it serves:
+decks from designed inputs at once, a deck that needs the real model (chapter 3) once the model has
+loaded. ``/healthz`` never waits for either. Without the model such a deck stays listed with a
+"needs the model" message, and its URLs answer 503 with the install hint. ``load`` builds the
+designed decks before returning unless told ``eager=False``, as the app's factory does.
 """
 
 from __future__ import annotations
@@ -37,51 +40,65 @@ def needs_model_message(reason: str) -> str:
     return f"this deck needs the model: {reason}"
 
 
+def split_parts(frames: list[dict]) -> list[dict[str, list[list[dict]]]]:
+    """Take every cell's ``parts`` out of the (JSON) frames, in place; return them by step, tensor and
+    cell (the SlideDerivations shape)."""
+    steps = []
+    for frame in frames:
+        by_tensor = {}
+        for tensor in frame["tensors"]:
+            if tensor.get("derivation"):
+                by_tensor[tensor["name"]] = [cell.pop("parts") for cell in tensor["derivation"]["cells"]]
+        steps.append(by_tensor)
+    return steps
+
+
 @dataclass
 class Store:
     decks: dict[str, Deck] = field(default_factory=dict)
     errors: list[DeckError] = field(default_factory=list)
     manifests: dict[str, Payload] = field(default_factory=dict)
     frames: dict[tuple[str, str], Payload] = field(default_factory=dict)
-    pending: dict[str, Deck] = field(default_factory=dict)  # decks built on first request (need the model)
+    derivations: dict[tuple[str, str], Payload] = field(default_factory=dict)
+    pending: dict[str, Deck] = field(default_factory=dict)  # decks read and checked, frames not built yet
+    folder: Path | None = None
+    order: list[str] = field(default_factory=list)
     model_path: Path | None = None
     build_seconds: dict[str, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _failed: dict[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, folder: Path, model_path: Path | None = None) -> Store:
-        """Every deck in ``folder`` with its frames (those needing the model: later, see ``ensure``).
-        A bad deck is logged and skipped; a folder that does not exist is an error (the server must
-        not start with no talk and no word why)."""
+    def load(cls, folder: Path, model_path: Path | None = None, eager: bool = True) -> Store:
+        """Every deck in ``folder``, checked; with ``eager`` the frames of those from designed
+        inputs too (the others: on first use, see ``ensure``). A bad deck is logged and skipped; a
+        folder that does not exist is an error (the server must not start with no talk and no word
+        why)."""
         if not folder.is_dir():
             raise DecksFolderMissing(f"the decks folder {str(folder)!r} does not exist "
                                      "(set ATTENTION_TALK_DECKS_DIR to a folder of deck YAML files)")
         decks, errors = load_decks(folder)
         store = cls(errors=errors, model_path=model_path)
-        for deck_id, deck in decks.items():
-            if needs_model(deck):
-                store.pending[deck_id] = deck
-                continue
-            try:
-                frames = build_deck_frames(deck)
-            except DeckError as exc:  # a deck whose frames fail must not stop the others
-                log.error("skipping deck %s: %s", deck_id, "; ".join(exc.errors))
-                store.errors.append(DeckError(folder / f"{deck_id}.yaml", exc.errors))
-                continue
-            store.add(deck, frames)
-        log.info("loaded %d deck(s) from %s%s%s", len(store.decks), folder,
-                 f"; {len(store.pending)} built on first request (they need the model)" if store.pending else "",
+        store.folder = folder
+        store.pending.update(decks)
+        store.order = list(decks)
+        if eager:
+            for deck_id in [d for d, deck in decks.items() if not needs_model(deck)]:
+                store.try_ensure(deck_id)
+        log.info("read %d deck(s) from %s%s", len(decks), folder,
                  f"; {len(store.errors)} skipped (see above)" if store.errors else "")
         if not store.decks and not store.pending:
             log.warning("no deck loaded from %s: the index will be empty", folder)
         return store
 
     def add(self, deck: Deck, frames: dict) -> None:
-        """Keep ``deck`` with its manifest and every slide's frames, each as a ready payload."""
+        """Keep ``deck`` with its manifest and every slide's frames and derivations, each as a ready
+        payload: the frames without their cells' ``parts``, which wait apart until a panel opens."""
         for slide_id, slide_frames in frames.items():
-            self.frames[deck.id, slide_id] = Payload.of(
-                SlideFrames(deck=deck.id, slide=slide_id, frames=slide_frames).model_dump(mode="json"))
+            body = SlideFrames(deck=deck.id, slide=slide_id, frames=slide_frames).model_dump(mode="json")
+            self.derivations[deck.id, slide_id] = Payload.of(
+                {"deck": deck.id, "slide": slide_id, "steps": split_parts(body["frames"])})
+            self.frames[deck.id, slide_id] = Payload.of(body)
         self.manifests[deck.id] = Payload.of(Manifest.of(deck).model_dump(mode="json"))
         self.decks[deck.id] = deck  # last: a deck is served only once its frames are all there
 
@@ -94,7 +111,7 @@ class Store:
         return self._failed.get("model")
 
     def ensure(self, deck_id: str) -> Deck:
-        """The deck, built now if it waits for the model (blocking: call it from a worker thread).
+        """The deck, built now if its frames are not yet (blocking: call it from a worker thread).
         DeckUnavailable says why it cannot be built; KeyError for an unknown deck."""
         if deck_id in self.decks:
             return self.decks[deck_id]
@@ -105,6 +122,8 @@ class Store:
             if deck_id in self._failed:
                 raise DeckUnavailable(self._failed[deck_id])
             t0 = time.perf_counter()
+            if not needs_model(deck):
+                return self._build_designed(deck_id, deck, t0)
             try:
                 model = loader(self.model_path).model()
                 frames = build_deck_frames(deck, model)
@@ -123,29 +142,56 @@ class Store:
             log.info("built deck %s from the model in %.1f s", deck_id, self.build_seconds[deck_id])
             return self.decks[deck_id]
 
-    def warm_in_background(self) -> threading.Thread | None:
-        """Build every deck waiting for the model in a daemon thread (after the model has loaded), so
-        the first visitor does not wait; a missing model is left for the deck's requests to report."""
-        if not self.pending:
+    def _build_designed(self, deck_id: str, deck: Deck, t0: float) -> Deck:
+        """Build a deck from designed inputs (the caller holds the lock)."""
+        try:
+            frames = build_deck_frames(deck)
+        except DeckError as exc:  # a deck whose frames fail must not stop the others
+            self._failed[deck_id] = f"deck {deck_id!r} could not be built: {'; '.join(exc.errors)}"
+            log.error("%s", self._failed[deck_id])
+            if self.folder is not None:
+                self.errors.append(DeckError(self.folder / f"{deck_id}.yaml", exc.errors))
+            raise DeckUnavailable(self._failed[deck_id]) from None
+        self.add(deck, frames)
+        del self.pending[deck_id]
+        self.build_seconds[deck_id] = time.perf_counter() - t0
+        log.info("built deck %s in %.2f s", deck_id, self.build_seconds[deck_id])
+        return self.decks[deck_id]
+
+    def try_ensure(self, deck_id: str) -> Deck | None:
+        """``ensure``, logging instead of raising why a deck cannot be built."""
+        try:
+            return self.ensure(deck_id)
+        except DeckUnavailable as exc:
+            log.info("deck %s not built: %s", deck_id, exc)
+            return None
+
+    def warm_in_background(self, model: bool = True) -> threading.Thread | None:
+        """Build the decks still waiting, in a daemon thread, so the first visitor does not wait:
+        those from designed inputs, and with ``model`` those drawn from the real model (call it
+        after the model has loaded). A missing model is left for the deck's requests to report."""
+        waiting = [d for d, deck in self.pending.items() if model or not needs_model(deck)]
+        if not waiting:
             return None
 
         def build() -> None:
-            for deck_id in list(self.pending):
-                try:
-                    self.ensure(deck_id)
-                except DeckUnavailable as exc:
-                    log.info("deck %s not built in the background: %s", deck_id, exc)
+            for deck_id in waiting:
+                self.try_ensure(deck_id)
 
-        thread = threading.Thread(target=build, name="model-decks", daemon=True)
+        thread = threading.Thread(target=build, name="warm-decks", daemon=True)
         thread.start()
         return thread
 
     def index(self) -> list[dict]:
         """Every deck that loaded, as rows of the decks index (a deck waiting for a missing model
         says so)."""
-        rows = [DeckSummary.of(d).model_dump(mode="json") for d in self.decks.values()]
-        problem = self.model_problem() if self.pending else None
-        for d in self.pending.values():
-            rows.append(DeckSummary.of(d, needs_model=needs_model_message(problem) if problem else None)
-                        .model_dump(mode="json"))
+        problem = self.model_problem() if any(needs_model(d) for d in self.pending.values()) else None
+        waiting = {d: needs_model_message(problem) if problem and needs_model(deck) else None
+                   for d, deck in self.pending.items() if d not in self._failed or needs_model(deck)}
+        rows = []
+        for deck_id in self.order:  # the folder's order, whether built or waiting
+            if deck_id in self.decks:
+                rows.append(DeckSummary.of(self.decks[deck_id]).model_dump(mode="json"))
+            elif deck_id in waiting:
+                rows.append(DeckSummary.of(self.pending[deck_id], needs_model=waiting[deck_id]).model_dump(mode="json"))
         return rows

@@ -3,14 +3,18 @@
 // named dialog that takes the focus, and gives it back to its cell when its × button or Esc (the
 // player's "close" event) closes it; a click elsewhere or a new frame closes it too. The stage owner
 // hands over each frame it draws (attach), so the panel knows which tensor and cell an element
-// stands for; the panel itself is drawn by views/derivation.js.
+// stands for; the panel itself is drawn by views/derivation.js. A frame carries each cell's title
+// and value; the terms of its computation come from the frame store (one request per slide, made as
+// soon as a frame with derivable cells is drawn, so they are there by the time a cell is opened).
 import { createPanel, markDerivable, neighbour, placePanel, renderDerivation } from "../views/derivation.js";
 import { Controller } from "./controller.js";
 
 export class DerivationController extends Controller {
-  constructor(player, root) {
+  constructor(player, root, frames = null) {
     super(player);
     this.root = root;
+    this.frames = frames;
+    this.frame = null;
     this.stage = root.querySelector(".stage");
     this.panel = null;
     this.cells = new Map(); // <g class="cell"> → {tensor, cell}, for the frame on the stage
@@ -63,19 +67,43 @@ export class DerivationController extends Controller {
   /** A frame was drawn into `section`: its derivable cells replace the previous frame's. */
   attach(section, frame) {
     this.close();
+    this.frame = frame;
     this.cells = markDerivable(section, frame);
+    if (this.cells.size) this.withParts(frame).catch((err) => console.warn(err.message));
   }
 
+  /** The frame's cells with their parts (fetched once per slide, then filled in place). */
+  async withParts(frame) {
+    const tensors = frame.tensors.filter((t) => t.derivation?.cells.length);
+    if (!this.frames || tensors.every((t) => t.derivation.cells.every((c) => c.parts?.length))) return frame;
+    const steps = await this.frames.derivations(frame.slide);
+    const byTensor = steps[frame.step - 1] ?? {};
+    for (const t of tensors) t.derivation.cells.forEach((c, i) => { c.parts = byTensor[t.name]?.[i] ?? []; });
+    return frame;
+  }
+
+  /** Open the panel on a cell at once; if the slide's terms are still on the way, the panel says
+   * so and fills in when they come (unless another cell or frame took it meanwhile). */
   open(cellEl) {
     const { tensor, cell } = this.cells.get(cellEl);
     if (!this.panel || !this.panel.isConnected) this.panel = createPanel(this.stage);
-    renderDerivation(this.panel, tensor, cell, this._close);
+    const waiting = !cell.parts?.length && this.frame && this.frames;
+    this.show(cellEl, tensor, cell, waiting);
+    if (!waiting) return;
+    const frame = this.frame;
+    this.withParts(frame).then(() => {
+      if (this.openFor === cellEl && this.frame === frame && !this.panel.hidden) this.show(cellEl, tensor, cell, false);
+    }).catch((err) => console.warn(err.message));
+  }
+
+  show(cellEl, tensor, cell, waiting) {
+    renderDerivation(this.panel, tensor, cell, this._close, { waiting });
     this.panel.hidden = false;
     this.openFor?.classList.remove("explained");
     this.openFor = cellEl;
     cellEl.classList.add("explained");
     placePanel(this.panel, this.stage, cellEl);
-    this.panel.focus({ preventScroll: true });
+    if (!this.panel.contains(document.activeElement)) this.panel.focus({ preventScroll: true });
   }
 
   /** Hide the panel; `refocus`: an explicit close (× or Esc) gives the focus back to the cell. */

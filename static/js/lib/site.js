@@ -8,9 +8,9 @@ const root = document.documentElement.dataset.root;
 /** True in a static export: no API behind the page (no lab recompute, no rooms). */
 export const staticSite = root !== undefined;
 
-/** The URL of one slide's frames. */
-export function framesUrl(deckId, slideId) {
-  const path = `api/decks/${encodeURIComponent(deckId)}/slides/${encodeURIComponent(slideId)}/frames`;
+/** The URL of one slide's frames, or (`what` = "derivations") of its cells' derivations. */
+export function framesUrl(deckId, slideId, what = "frames") {
+  const path = `api/decks/${encodeURIComponent(deckId)}/slides/${encodeURIComponent(slideId)}/${what}`;
   return staticSite ? `${root}${path}.json` : `/${path}`;
 }
 

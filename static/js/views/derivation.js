@@ -107,8 +107,9 @@ export function createPanel(stage) {
   return panel;
 }
 
-/** Lay out how `cell` of `tensor` was computed; the panel's × button calls `onClose`. */
-export function renderDerivation(panel, tensor, cell, onClose) {
+/** Lay out how `cell` of `tensor` was computed; the panel's × button calls `onClose`. `waiting`:
+ * the terms are still on the way (the panel shows the cell and says so). */
+export function renderDerivation(panel, tensor, cell, onClose, { waiting = false } = {}) {
   panel.replaceChildren();
   const head = document.createElement("header");
   const title = span(head, "deriv-title", `How ${cell.title} was computed`);
@@ -125,7 +126,8 @@ export function renderDerivation(panel, tensor, cell, onClose) {
   span(panel, "deriv-formula", tensor.label.includes(formula) ? tensor.label : `${tensor.label} · ${formula}`);
   const list = document.createElement("ol");
   list.className = "deriv-lines";
-  cell.parts.forEach((part) => renderPart(list, part));
+  if (waiting) span(line(list, "deriv-text deriv-waiting"), "", "Fetching the terms…");
+  (cell.parts ?? []).forEach((part) => renderPart(list, part));
   const final = line(list, "deriv-final");
   span(final, "op", "cell value: ");
   num(final, cell.value, "value");

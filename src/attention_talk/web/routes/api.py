@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated
 
 import anyio
 import orjson
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
 from fastapi.responses import Response
 
 from attention_talk.engine.costs import PRESETS, costs
@@ -23,10 +25,20 @@ from attention_talk.web.schemas import (
     DeckSummary,
     Health,
     Manifest,
+    SlideDerivations,
     SlideFrames,
 )
 
-router = APIRouter(prefix="", default_response_class=JSON, responses=ERRORS)
+
+@asynccontextmanager
+async def warm(app: FastAPI) -> AsyncIterator[None]:
+    """The server answers at once; the decks from designed inputs build in a background thread
+    (a request for one that is not built yet builds it itself, see Store.ensure)."""
+    app.state.store.warm_in_background(model=False)
+    yield
+
+
+router = APIRouter(prefix="", default_response_class=JSON, responses=ERRORS, lifespan=warm)
 
 
 def ok(model: type) -> dict:
@@ -57,6 +69,17 @@ def slide_frames(deck: DeckDep, slide: SlideId, store: StoreDep, request: Reques
                  settings: SettingsDep) -> Response:
     """Every frame of one slide, precomputed by the engine (ETag; 304 when unchanged)."""
     payload = store.frames.get((deck.id, slide))
+    if payload is None:
+        raise HTTPException(status_code=404, detail=f"unknown slide {slide!r} in deck {deck.id!r}")
+    return cached_json(request, payload, settings.frames_max_age)
+
+
+@router.get("/api/decks/{deck}/slides/{slide}/derivations", tags=["decks"], responses=ok(SlideDerivations))
+def slide_derivations(deck: DeckDep, slide: SlideId, store: StoreDep, request: Request,
+                      settings: SettingsDep) -> Response:
+    """How every explained cell of one slide's frames was computed, term by term: the ``parts`` the
+    frames leave out (a derivation panel fetches them when it first opens on the slide)."""
+    payload = store.derivations.get((deck.id, slide))
     if payload is None:
         raise HTTPException(status_code=404, detail=f"unknown slide {slide!r} in deck {deck.id!r}")
     return cached_json(request, payload, settings.frames_max_age)

@@ -17,13 +17,14 @@ from attention_talk.frames.model import STAGE_H, STAGE_W
 from attention_talk.paths import data_dir
 from attention_talk.web.deps import DeckId, StoreDep, get_deck
 from attention_talk.web.keys import KEYS, PRESENTER_KEYS
+from attention_talk.web.modules import module_graph
 from attention_talk.web.schemas import Manifest
 
 log = logging.getLogger(__name__)
 router = APIRouter(default_response_class=HTMLResponse)
 templates = Jinja2Templates(directory=str(data_dir("templates")))
 # The stage size, one source for the page (base.html) and the canvas viewBox (slides/matrix.html).
-templates.env.globals.update(stage_w=STAGE_W, stage_h=STAGE_H)
+templates.env.globals.update(stage_w=STAGE_W, stage_h=STAGE_H, modulepreload=module_graph)
 
 
 class DeckPageUnavailable(Exception):
