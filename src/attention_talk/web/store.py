@@ -102,6 +102,14 @@ class Store:
         self.manifests[deck.id] = Payload.of(Manifest.of(deck).model_dump(mode="json"))
         self.decks[deck.id] = deck  # last: a deck is served only once its frames are all there
 
+    def find(self, deck_id: str) -> Deck | None:
+        """The deck, built or still waiting for its frames; None if there is no such deck."""
+        return self.decks.get(deck_id) or self.pending.get(deck_id)
+
+    def known(self) -> list[str]:
+        """Every deck's id, built or waiting, sorted."""
+        return sorted([*self.decks, *self.pending])
+
     def model_problem(self) -> str | None:
         """Why the model cannot be used (missing or unreadable file), else None. Cheap: no loading."""
         try:

@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from attention_talk.rooms import HubFull, HubUnavailable, RoomHub, RoomInfo
 from attention_talk.rooms.codes import normalise_code, secret_matches, spoken
 from attention_talk.rooms.connection import Connection
-from attention_talk.web.deps import SettingsDep, StoreDep
+from attention_talk.web.deps import SettingsDep, StoreDep, get_deck
 from attention_talk.web.keys import FOLLOWER_KEYS
 from attention_talk.web.responses import JSON
 from attention_talk.web.routes.pages import manifest, templates
@@ -74,9 +74,9 @@ def qr_svg(url: str) -> Response:
 async def create_room(body: RoomRequest, request: Request, store: StoreDep, hub: HubDep,
                       settings: SettingsDep) -> dict:
     """Start a live room on a deck: its code, the presenter's secret, the join and remote links."""
-    if body.deck not in store.decks:
+    if store.find(body.deck) is None:  # built or still waiting to be (decks build on first use)
         raise HTTPException(404, detail=f"deck: unknown deck {body.deck!r}; known decks: "
-                                        f"{', '.join(sorted(store.decks))}")
+                                        f"{', '.join(store.known())}")
     try:
         room = await hub.create(body.deck)
     except (HubFull, HubUnavailable) as exc:
@@ -113,7 +113,7 @@ def room_data(code: str, info: RoomInfo) -> dict:
 async def join(code: CodePath, request: Request, hub: HubDep, store: StoreDep) -> HTMLResponse:
     """The talk, following the presenter: slide, step and blackout."""
     normal, info = await find_room(hub, code)
-    deck = store.decks[info.deck]
+    deck = await get_deck(info.deck, store)
     return templates.TemplateResponse(request, "talk.html", {
         "deck": deck, "manifest": manifest(deck), "keys": FOLLOWER_KEYS, "room": room_data(normal, info),
         "frame_ancestors": request.app.state.settings.frame_ancestors.split()})
@@ -123,7 +123,7 @@ async def join(code: CodePath, request: Request, hub: HubDep, store: StoreDep) -
 async def remote(code: CodePath, request: Request, hub: HubDep, store: StoreDep) -> HTMLResponse:
     """The presenter's phone: Previous, Next, Blackout, the caption, the notes and a timer."""
     normal, info = await find_room(hub, code)
-    deck = store.decks[info.deck]
+    deck = await get_deck(info.deck, store)
     return templates.TemplateResponse(request, "remote.html", {
         "deck": deck, "manifest": manifest(deck), "room": room_data(normal, info)})
 
@@ -153,7 +153,7 @@ async def room_socket(ws: WebSocket, code: str) -> None:
     normal = normalise_code(code) or code[:20]
 
     def deck_steps(deck_id: str) -> list[int] | None:
-        deck = store.decks.get(deck_id)
+        deck = store.find(deck_id)
         return [len(s.steps) for s in deck.slides] if deck else None
 
     await Connection(ws, ws.app.state.rooms, normal, deck_steps, settings.room_rate_limit).run()
