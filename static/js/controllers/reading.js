@@ -1,0 +1,92 @@
+// Reading on a small screen: while the stage owner says the stage is read rather than fitted
+// ("stagefit" with reading: a phone held upright, a larger text size), the page shows the caption
+// on top and one part of the step at a time (views/reading.js), the one the step is about first;
+// nextPart() moves to the next (the on-screen "1 of 3" button). Says which part with "readingpart".
+import { STAGE_H } from "../lib/stage-size.js";
+import { applyWindow, focusIndex, partWindow, readingParts } from "../views/reading.js";
+import { Controller } from "./controller.js";
+
+export class ReadingController extends Controller {
+  constructor(player, root, frames, stage) {
+    super(player);
+    this.root = root;
+    this.frames = frames;
+    this.stage = stage;
+    this.parts = [];
+    this.index = 0;
+    this.bar = root.querySelector(".caption-bar");
+    this.title = document.createElement("p");
+    this.title.className = "reading-title";
+    this.title.setAttribute("aria-hidden", "true"); // the announcer names the slide; this is for the eyes
+    this.bar?.prepend(this.title);
+    this._onDrawn = (e) => this.drawn(e.detail);
+    this._onFit = () => this.show(false);
+    this.barWatch = typeof ResizeObserver === "function" && this.bar ? new ResizeObserver(() => this.measure()) : null;
+  }
+
+  bind() {
+    super.bind();
+    this.root.addEventListener("framedrawn", this._onDrawn);
+    this.root.addEventListener("stagefit", this._onFit);
+    this.barWatch?.observe(this.bar);
+    return this;
+  }
+
+  unbind() {
+    super.unbind();
+    this.root.removeEventListener("framedrawn", this._onDrawn);
+    this.root.removeEventListener("stagefit", this._onFit);
+    this.barWatch?.disconnect();
+  }
+
+  get reading() { return this.stage.layout.reading; }
+
+  update(state) {
+    const p = this.player, slide = p.slides[state.slide - 1];
+    this.title.textContent = `${state.slide}/${p.slideCount} · ${slide.title} · step ${state.step}/${slide.steps}`;
+  }
+
+  /** A step's frame is on the stage: find its parts and the one it is about. */
+  drawn({ slide, step }) {
+    const frame = this.frames.peek(slide, step);
+    if (!frame) return;
+    const previous = step > 1 ? this.frames.peek(slide, step - 1) : null;
+    this.parts = readingParts(frame, this.titleBox());
+    this.index = focusIndex(this.parts, previous);
+    this.show(true);
+  }
+
+  nextPart() {
+    if (this.parts.length < 2) return;
+    this.index = (this.index + 1) % this.parts.length;
+    this.show(true);
+  }
+
+  /** The title block while reading: as wide as the screen, so its words wrap (reading.css). */
+  titleBox() {
+    const { scale } = this.stage.layout;
+    return { x: 0, y: 0, w: Math.max(200, document.documentElement.clientWidth / scale - 60), h: STAGE_H - 140 };
+  }
+
+  measure() {
+    if (!this.bar) return;
+    this.root.style.setProperty("--reading-top", `${Math.ceil(this.bar.getBoundingClientRect().height)}px`);
+  }
+
+  /** Show the current part (or the whole stage when not reading); `fresh`: scroll to its start. */
+  show(fresh) {
+    const part = this.parts[this.index];
+    if (!this.reading || !part) {
+      applyWindow(this.root, null);
+    } else {
+      const { scale } = this.stage.layout;
+      if (part.key === "title") part.box = this.titleBox();
+      this.root.style.setProperty("--title-w", `${part.key === "title" ? part.box.w : 0}px`);
+      applyWindow(this.root, partWindow(part.box, scale, document.documentElement.clientWidth));
+      this.measure();
+      if (fresh) window.scrollTo(0, 0);
+    }
+    const detail = { reading: this.reading, index: this.index, count: this.parts.length, label: part?.label ?? "" };
+    this.root.dispatchEvent(new CustomEvent("readingpart", { detail }));
+  }
+}
