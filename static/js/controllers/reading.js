@@ -3,7 +3,7 @@
 // on top and one part of the step at a time (views/reading.js), the one the step is about first;
 // nextPart() moves to the next (the on-screen "1 of 3" button). Says which part with "readingpart".
 import { STAGE_H } from "../lib/stage-size.js";
-import { applyWindow, focusIndex, partWindow, readingParts } from "../views/reading.js";
+import { MARGIN, PAD, applyWindow, focusIndex, partWindow, readingParts } from "../views/reading.js";
 import { Controller } from "./controller.js";
 
 export class ReadingController extends Controller {
@@ -62,10 +62,23 @@ export class ReadingController extends Controller {
     this.show(true);
   }
 
+  /** How wide text may be while reading, in stage units: the screen's width, less the margins. */
+  textWidth() {
+    return Math.max(200, (document.documentElement.clientWidth - 2 * PAD) / this.stage.layout.scale - 2 * MARGIN);
+  }
+
   /** The title block while reading: as wide as the screen, so its words wrap (reading.css). */
-  titleBox() {
-    const { scale } = this.stage.layout;
-    return { x: 0, y: 0, w: Math.max(200, document.documentElement.clientWidth / scale - 60), h: STAGE_H - 140 };
+  titleBox() { return { x: 0, y: 0, w: this.textWidth(), h: STAGE_H - 140 }; }
+
+  /** A note is words: while it is the part shown, they wrap to the screen's width (reading.css). */
+  reflow(part) {
+    const section = this.root.querySelector(".slide.active");
+    for (const el of section?.querySelectorAll(".note.reading-part") ?? []) el.classList.remove("reading-part");
+    if (!this.reading || !part?.key.startsWith("n:")) return part?.box;
+    const el = section.querySelector(`.note[data-note="${CSS.escape(part.key.slice(2))}"]`);
+    if (!el) return part.box;
+    el.classList.add("reading-part");
+    return { x: part.box.x, y: part.box.y, w: this.textWidth(), h: el.offsetHeight };
   }
 
   measure() {
@@ -76,13 +89,17 @@ export class ReadingController extends Controller {
   /** Show the current part (or the whole stage when not reading); `fresh`: scroll to its start. */
   show(fresh) {
     const part = this.parts[this.index];
+    if (this.reading) this.root.style.setProperty("--text-w", `${this.textWidth()}px`);
+    const box = this.reflow(part);
     if (!this.reading || !part) {
       applyWindow(this.root, null);
+      delete this.root.dataset.readingPart;
     } else {
+      this.root.dataset.readingPart = part.key; // "t:map", "w:growth", "n:source-1", "title"
+
       const { scale } = this.stage.layout;
       if (part.key === "title") part.box = this.titleBox();
-      this.root.style.setProperty("--title-w", `${part.key === "title" ? part.box.w : 0}px`);
-      applyWindow(this.root, partWindow(part.box, scale, document.documentElement.clientWidth));
+      applyWindow(this.root, partWindow(part.key === "title" ? part.box : box, scale, document.documentElement.clientWidth));
       this.measure();
       if (fresh) window.scrollTo(0, 0);
     }

@@ -1,4 +1,5 @@
-// Swipe left for the next step, right for the previous one, on a touch screen.
+// Swipe left for the next step, right for the previous one, on a touch screen (anywhere on the page:
+// while reading on a phone, the drawing does not fill it).
 // Touch events, not pointer events: where the browser may pan (reading on a phone, pinch-zoomed),
 // it takes the gesture and cancels the pointer, but the touch still ends with its coordinates.
 // A gesture that scrolled something sideways (a part wider than a phone) was a pan, not a swipe. The page's touch-action

@@ -2,8 +2,8 @@
 // is drawn at a readable scale and the window shows one part of the step at a time, a tensor, a
 // widget or a note, with the caption above it. Pure geometry on the frame's boxes (stage units),
 // then CSS custom properties on the player (reading.css lays the page out from them).
-const MARGIN = 6; // stage units around a part, so its frame and labels are not cut
-const PAD = 10; // screen px between a part and the window's edge
+export const MARGIN = 4; // stage units around a part, so its frame and labels are not cut
+export const PAD = 10; // screen px between a part and the window's edge
 
 function widgetLabel(w) {
   const d = w.data || {};
@@ -49,10 +49,10 @@ export function focusIndex(parts, previous) {
  * height (screen px).
  */
 export function partWindow(box, scale, room) {
-  const m = MARGIN + PAD / scale;
-  const w = box.w + 2 * m, h = box.h + 2 * m;
+  const m = MARGIN + PAD / scale; // above and below, the window's own margins keep it clear
+  const w = box.w + 2 * m, h = box.h + 2 * MARGIN;
   return { width: w * scale, height: h * scale, left: Math.max(0, (room - w * scale) / 2) / scale,
-    partX: m - box.x, partY: m - box.y, partW: w, partH: h };
+    partX: m - box.x, partY: MARGIN - box.y, partW: w, partH: h };
 }
 
 /** Apply a window (partWindow) to the player's custom properties; null clears them. */
