@@ -64,6 +64,7 @@ export class OnscreenController extends Controller {
       touch: () => this.wake(),
       key: (e) => { if (!(this.el.contains(e.target) && KEPT_KEYS.has(e.key))) this.sleep(); },
       part: (e) => this.showPart(e.detail),
+      fit: () => this.refresh(), // the text size changed (keys + - 0)
     };
   }
 
@@ -75,6 +76,7 @@ export class OnscreenController extends Controller {
     window.addEventListener("touchstart", this.handlers.touch, { passive: true });
     window.addEventListener("keydown", this.handlers.key, true);
     this.root.addEventListener("readingpart", this.handlers.part);
+    this.root.addEventListener("stagefit", this.handlers.fit);
     return this;
   }
 
@@ -84,6 +86,7 @@ export class OnscreenController extends Controller {
     window.removeEventListener("touchstart", this.handlers.touch);
     window.removeEventListener("keydown", this.handlers.key, true);
     this.root.removeEventListener("readingpart", this.handlers.part);
+    this.root.removeEventListener("stagefit", this.handlers.fit);
     this.el.remove();
   }
 

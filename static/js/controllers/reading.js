@@ -86,6 +86,14 @@ export class ReadingController extends Controller {
     this.root.style.setProperty("--reading-top", `${Math.ceil(this.bar.getBoundingClientRect().height)}px`);
   }
 
+  /** A new part starts at the top; a matrix or a note at its left edge (row labels and the start of
+   * the words), a diagram wider than the screen at its middle (where its drawing usually is). */
+  scrollToStart(part) {
+    window.scrollTo(0, 0);
+    const view = this.root.querySelector(".viewport");
+    if (view) view.scrollLeft = part.key.startsWith("w:") ? (view.scrollWidth - view.clientWidth) / 2 : 0;
+  }
+
   /** Show the current part (or the whole stage when not reading); `fresh`: scroll to its start. */
   show(fresh) {
     const part = this.parts[this.index];
@@ -101,7 +109,7 @@ export class ReadingController extends Controller {
       if (part.key === "title") part.box = this.titleBox();
       applyWindow(this.root, partWindow(part.key === "title" ? part.box : box, scale, document.documentElement.clientWidth));
       this.measure();
-      if (fresh) window.scrollTo(0, 0);
+      if (fresh) this.scrollToStart(part);
     }
     const detail = { reading: this.reading, index: this.index, count: this.parts.length, label: part?.label ?? "" };
     this.root.dispatchEvent(new CustomEvent("readingpart", { detail }));
