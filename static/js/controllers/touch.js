@@ -61,7 +61,7 @@ export class TouchController extends Controller {
     const start = this.start;
     this.start = null;
     const t = e.changedTouches[0];
-    if (!start || !t || e.touches.length) return;
+    if (!start || !t || e.touches.length || this.player.state.overview) return; // the grid has its own taps
     const dx = t.clientX - start.x, dy = t.clientY - start.y;
     if (Math.abs(dx) < MIN_DISTANCE || Math.abs(dx) < STEEPNESS * Math.abs(dy)) return;
     const now = (el) => (el === document.scrollingElement ? window.scrollX : el.scrollLeft);
