@@ -7,6 +7,7 @@ no text under 14 CSS px; a phone on its side keeps the stage; + and - change the
 from __future__ import annotations
 
 import pytest
+from axe_probe import serious_violations
 from stage_probe import DRAWN, TRACK_DRAWN
 
 from attention_talk.web.keys import KEYS
@@ -158,6 +159,7 @@ def test_onscreen_controls_wake_on_touch_and_step(touch_page) -> None:
     caption_top = page.evaluate("document.querySelector('.caption').getBoundingClientRect().top")
     assert [b["w"] >= 44 and b["h"] >= 44 for b in buttons] == [True] * 4
     assert max(b["bottom"] for b in buttons) < caption_top  # above the caption, never over it
+    assert serious_violations(page) == []  # the controls shown
     next_box = page.locator(".onscreen-next").bounding_box()
     page.touchscreen.tap(next_box["x"] + next_box["width"] / 2, next_box["y"] + next_box["height"] / 2)
     _reach(page, "#/9/4")
@@ -194,10 +196,10 @@ def phone(browser, server_url):
     context.close()
 
 
-# A handful of steps of each deck: a title, matrices, widgets (a diagram, a chart, the growth
-# slider, the pipeline, FlashAttention's tiles), notes.
-PHONE_STEPS = {DECK: ["#/1/1", "#/2/1", "#/4/2", "#/9/3", "#/10/2", "#/15/2", "#/16/1"],
-               WALK: ["#/1/1", "#/2/5", "#/5/3", "#/6/4", "#/8/7", "#/9/4"]}
+# A handful of steps of each deck: a title, matrices, widgets (the stack diagram, a histogram, the
+# growth slider, the pipeline, the head picker, FlashAttention's tiles), notes.
+PHONE_STEPS = {DECK: ["#/1/1", "#/2/1", "#/9/3", "#/10/2", "#/16/1"],
+               WALK: ["#/2/5", "#/5/3", "#/6/4", "#/8/7", "#/9/4"]}
 
 
 @pytest.mark.parametrize("deck", [DECK, WALK])
@@ -229,6 +231,7 @@ def test_phone_part_switcher_and_swipes(phone, server_url) -> None:
     _open(page, server_url, DECK, "#/9/3")
     part = page.locator(".onscreen-part")
     assert part.is_visible()
+    assert serious_violations(page) == []  # reading on a phone: bars, buttons, the window
     assert page.evaluate("document.querySelector('#player').dataset.readingPart") == "t:map"
     assert part.locator("[aria-hidden]").inner_text() == "3 of 4 ›"
     assert page.get_by_role("button", name="3 of 4: attention map Q·Kᵀ. Show the next part").count() == 1
