@@ -118,13 +118,3 @@ def test_frame_is_drawn_with_the_engines_numbers(talk, server_url) -> None:
     assert re.search(r"\bmasked\b", masked.get_attribute("class"))
     assert masked.locator("text").text_content() == "−∞"
 
-
-def test_swipe_steps(talk) -> None:
-    page = talk.open()
-    page.evaluate("""() => {
-      const el = document.querySelector('#player');
-      const ev = (type, x) => el.dispatchEvent(new PointerEvent(type, {clientX: x, clientY: 300,
-                                               pointerType: 'touch', bubbles: true}));
-      ev('pointerdown', 900); ev('pointerup', 500);
-    }""")
-    assert state(page)[:2] == ("first-block", "1")

@@ -351,6 +351,15 @@ def check_key(page, action: str, key: str) -> None:
         page.keyboard.press("o")
         _press(page, key)
         assert not _visible(page, "#overview")
+    elif action in ("textBigger", "textSmaller", "textReset"):
+        perform = "a => window.attentionTalk.player.perform(a)"
+        page.evaluate(perform, "textReset")
+        if action != "textBigger":
+            page.evaluate(perform, "textBigger")
+        _press(page, key)
+        size = page.evaluate("document.documentElement.dataset.textSize")
+        assert size == ("1.25" if action == "textBigger" else "1"), (action, key)
+        page.evaluate(perform, "textReset")
     else:
         raise AssertionError(f"no check for the help row {action!r}: add one here")
 

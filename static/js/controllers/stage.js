@@ -1,8 +1,10 @@
 // The stage owner: on every step change it shows the step's slide, keeps the root's data-slide /
 // data-step in step with the player, and applies the step's frame: the drawing (views/frame.js),
 // the caption and narration (the frame is their one source), and the cells the derivation panel
-// can explain. It also scales the stage to the window.
-import { STAGE_H, STAGE_W } from "../lib/stage-size.js";
+// can explain. It also scales the stage to the window (lib/stage-size.js stageLayout: the whole
+// stage, or on a phone held upright and at a larger text size, a readable scale: html.reading, and
+// controllers/reading.js shows one part at a time) and says so with "stagefit" on the root.
+import { stageLayout } from "../lib/stage-size.js";
 import { drawFrame } from "../views/frame.js";
 import { applyRoom, contentSpan, room } from "../views/room.js";
 import { Controller } from "./controller.js";
@@ -21,6 +23,8 @@ export class StageController extends Controller {
     this.caption = caption;
     this.derivations = derivations;
     this.stage = root.querySelector(".stage");
+    this.textSize = 1;
+    this.layout = { fit: 1, scale: 1, reading: false }; // fit() decides (the speaker view's previews never read)
     this._onResize = () => this.fit();
     this.bar = root.querySelector(".caption-bar");
     this.shown = null; // [section, frame] on screen, for makeRoom when the caption bar changes size
@@ -42,8 +46,18 @@ export class StageController extends Controller {
   }
 
   fit() {
-    const scale = Math.min(window.innerWidth / STAGE_W, window.innerHeight / STAGE_H);
-    this.stage.style.setProperty("--stage-scale", String(scale));
+    this.layout = stageLayout(window.innerWidth, window.innerHeight, this.textSize);
+    this.stage.style.setProperty("--stage-scale", String(this.layout.scale));
+    this.stage.style.setProperty("--stage-fit", String(this.layout.fit));
+    document.documentElement.classList.toggle("reading", this.layout.reading);
+    this.makeRoom();
+    this.root.dispatchEvent(new CustomEvent("stagefit", { detail: { ...this.layout } }));
+  }
+
+  /** Draw the stage's text `factor` times larger (1 = as designed); see controllers/text-size.js. */
+  setTextSize(factor) {
+    this.textSize = factor;
+    this.fit();
   }
 
   section(slideId) { return this.stage.querySelector(`.slide[data-slide-id="${CSS.escape(slideId)}"]`); }
@@ -88,6 +102,8 @@ export class StageController extends Controller {
   makeRoom() {
     if (!this.shown || !this.bar) return;
     const [section, frame] = this.shown;
+    // Reading, the caption sits above the drawing, not on it (reading.css).
+    if (this.layout.reading) { applyRoom(section, { oy: 0, s: 1 }); return; }
     const head = section.querySelector(".slide-head");
     const minTop = head ? head.offsetTop + head.offsetHeight + 20 : 0;
     applyRoom(section, room(contentSpan(frame), minTop, this.bar.offsetTop));

@@ -1,4 +1,5 @@
-// The stage's size in stage units (CSS px), for every module that needs it.
+// The stage's size in stage units (CSS px), for every module that needs it, and how large it is
+// drawn in a window (stageLayout).
 // One source: Python's attention_talk.frames.model.STAGE_W / STAGE_H. The server writes it once
 // into the page, <html data-stage-w data-stage-h> (templates/base.html) and the canvas viewBox
 // (templates/slides/matrix.html); prepaint.js turns it into the CSS custom properties --stage-w,
@@ -9,3 +10,25 @@ export const STAGE_W = Number(root.dataset.stageW);
 export const STAGE_H = Number(root.dataset.stageH);
 
 if (!(STAGE_W > 0 && STAGE_H > 0)) console.error("stage size missing: <html data-stage-w data-stage-h>");
+
+/** The smallest type on the stage, in stage units (the axis labels: talk.css .axis-label). */
+export const SMALLEST_TEXT = 17.5;
+/** No text on a phone is drawn smaller than this many CSS px (tests/browser/test_touch_phone.py). */
+export const READABLE_PX = 14;
+/** The text sizes the reader can choose (keys + - 0 and the on-screen A− A+), as factors. */
+export const TEXT_SIZES = [1, 1.25, 1.5, 1.75, 2];
+
+/**
+ * How the stage is drawn in a `width` × `height` window at text size `textSize`:
+ * `fit` is the scale that shows the whole 16:9 stage (what a projector gets); a portrait window in
+ * which that scale would draw text under READABLE_PX (a phone held upright, a narrow tablet) reads
+ * instead: the stage is drawn at a readable scale and shown one tensor or widget at a time, the
+ * caption on top (controllers/reading.js). A text size above 1 enlarges either and reads too.
+ */
+export function stageLayout(width, height, textSize = 1) {
+  const fit = Math.min(width / STAGE_W, height / STAGE_H);
+  const small = fit * SMALLEST_TEXT < READABLE_PX;
+  const base = height > width && small ? READABLE_PX / SMALLEST_TEXT : fit;
+  const scale = base * textSize;
+  return { fit, scale, reading: scale > fit * 1.001 };
+}
