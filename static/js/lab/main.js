@@ -12,9 +12,10 @@ import { Panel, renderNext, renderTokens, Tabs } from "./panels.js";
 import { cellRequest, clamp, MODEL_LIMITS, parse, request, same, serialize } from "./state.js";
 
 // ms after the last key stroke (debounce). The illustrative engine answers in a few ms, so it is
-// asked at once (a newer key stroke aborts the request in flight); the model takes a few hundred
-// ms and runs one text at a time, so it waits for a pause in the typing (and api.js keeps at most
-// one of its requests in flight, sending only the newest that waited).
+// asked at once (a newer key stroke aborts the request in flight); the model takes tens to hundreds
+// of ms and runs one text at a time: a key stroke while it is idle asks at once, one while it is
+// busy waits for a pause in the typing (and api.js keeps at most one of its requests in flight,
+// sending only the newest that waited).
 const TYPING_DELAY = { illustrative: 0, model: 40 };
 const SLOW_MS = 400; // a model answer slower than this gets a "reading" line
 const URL_DELAY = 150; // ms: the URL follows the typing at this pace
@@ -109,7 +110,7 @@ class Lab {
     this.writeUrl(state, how, typing);
     this.panel.close();
     if (sourceChanged && !["map", "lines"].includes(root.dataset.view)) this.tabs.show("map");
-    this.ask(typing ? TYPING_DELAY[state.source] : 0);
+    this.ask(typing && this.compute.busy ? TYPING_DELAY[state.source] : 0);
   }
 
   /** Push or replace the history entry. While typing the entry is replaced at most every
