@@ -16,6 +16,7 @@ from attention_talk.rooms import InProcessHub
 from attention_talk.rooms.codes import ALPHABET, normalise_code
 from attention_talk.web import create_app
 from attention_talk.web.settings import Settings
+from fresh_loop import run
 from shared_app import default_store
 
 DECK = "attention-step-by-step"
@@ -213,7 +214,6 @@ def test_a_flood_is_refused(rooms) -> None:
 def test_rooms_expire_after_their_idle_time() -> None:
     now = [0.0]
     hub = InProcessHub(idle_timeout=60, clock=lambda: now[0])
-    import asyncio
 
     async def scenario() -> tuple:
         room = await hub.create(DECK)
@@ -222,5 +222,5 @@ def test_rooms_expire_after_their_idle_time() -> None:
         now[0] = 59 + 61
         return alive, await hub.find(room.code)
 
-    alive, gone = asyncio.run(scenario())
+    alive, gone = run(scenario())
     assert alive is not None and alive.deck == DECK and gone is None

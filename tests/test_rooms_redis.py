@@ -23,6 +23,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from fresh_loop import run
 from served import ENV, ROOT, free_port
 
 DECK = "presenting-demo"  # the small demo decks: the servers start in a moment
@@ -168,7 +169,7 @@ def test_followers_on_one_server_follow_a_presenter_on_the_other(cluster) -> Non
         for ws in [presenter, *followers]:
             await ws.close()
 
-    asyncio.run(talk())
+    run(talk())
 
 
 def test_redis_killed_mid_talk_then_back_followers_resync(cluster) -> None:
@@ -199,7 +200,7 @@ def test_redis_killed_mid_talk_then_back_followers_resync(cluster) -> None:
         await presenter.close()
         await follower.close()
 
-    asyncio.run(talk())
+    run(talk())
 
 
 def test_the_real_server_refuses_a_foreign_origin_and_a_huge_frame(cluster) -> None:
@@ -221,7 +222,7 @@ def test_the_real_server_refuses_a_foreign_origin_and_a_huge_frame(cluster) -> N
         assert state["type"] == "state"
         await again.close()
 
-    asyncio.run(probe())
+    run(probe())
 
 
 def test_a_dead_server_s_followers_resync_on_the_other(cluster) -> None:
@@ -245,4 +246,4 @@ def test_a_dead_server_s_followers_resync_on_the_other(cluster) -> None:
         await presenter.close()
         await follower.close()
 
-    asyncio.run(talk())
+    run(talk())

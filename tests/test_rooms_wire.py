@@ -12,6 +12,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from fresh_loop import run
+
 DECK = "attention-step-by-step"
 
 
@@ -36,4 +38,4 @@ def test_the_served_app_speaks_the_room_protocol(served) -> None:
             await connect(url, origin="https://evil.example")
         assert denied.value.response.status_code == 403
 
-    asyncio.run(talk())
+    run(talk())

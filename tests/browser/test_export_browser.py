@@ -23,6 +23,7 @@ from live_server import live_server
 from attention_talk.export.site import export_site
 from attention_talk.web import create_app
 from attention_talk.web.settings import Settings
+from attention_talk.web.store import Store
 from shared_app import default_app, default_store
 
 DEMO_DECKS = Path(__file__).parent / "decks"
@@ -108,8 +109,7 @@ def export_cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def demo_steps(deck: str) -> int:
-    app = create_app(Settings(decks_dir=DEMO_DECKS))
-    return sum(len(s.steps) for s in app.state.store.decks[deck].slides)
+    return sum(len(s.steps) for s in Store.load(DEMO_DECKS).decks[deck].slides)
 
 
 def test_pdf_has_one_16_9_page_per_step_with_text_and_fonts(tmp_path) -> None:
