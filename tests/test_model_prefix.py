@@ -1,6 +1,7 @@
 """Prefix reuse: a text that starts with the tokens of a recent one runs only its new tokens
 (``forward.extend`` from the kept trace), and every number is the full pass's. Oracle: ``forward``
-over the whole text, nothing reused. Needs the real model (``real_model`` in conftest.py)."""
+over the whole text, nothing reused (and for the next tokens' partial sort, a full stable argsort).
+Needs the real model (``real_model`` in conftest.py)."""
 
 from __future__ import annotations
 
@@ -116,3 +117,11 @@ def test_the_lab_answer_is_the_same_warm_or_cold(client, real_model) -> None:
         p_a, p_b = ([t.pop("p") for t in body["next_tokens"]] for body in (a, b))
         assert a == b
         np.testing.assert_allclose(p_a, p_b, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(p=st.lists(st.integers(0, 5).map(float), min_size=1, max_size=40), top=st.integers(-3, 45))
+def test_the_top_tokens_are_those_of_a_full_stable_sort(p, top) -> None:
+    """Many ties: the partial selection keeps the full sort's order (largest first, ties by index)."""
+    p = np.array(p)
+    assert runner.top_indices(p, top).tolist() == np.argsort(-p, kind="stable")[:top].tolist()

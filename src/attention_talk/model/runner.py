@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -78,7 +79,7 @@ class Run:
             raise KeyError(f"layer {layer}, head {head} was not asked for; asked: layers {self.layers}, "
                            f"heads {self.heads}") from None
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         arrays = [self.residual, self.logits, *(a for m in self.maps.values()
                                                 for a in (m.weights, m.q, m.k, m.v, m.scores) if a is not None)]
@@ -86,15 +87,35 @@ class Run:
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
-    """A read-only contiguous copy (cached results are shared by every caller)."""
-    out = np.array(a, order="C")
+    """A read-only contiguous view, or copy when ``a`` is not contiguous (cached results are shared by
+    every caller; the kept traces they come from are read-only too)."""
+    out = a.view() if a.flags.c_contiguous else np.array(a, order="C")
     out.flags.writeable = False
     return out
+
+
+def _freeze(trace: Trace) -> Trace:
+    """Make every array of ``trace`` read-only: later texts extend it and runs hand out views of it."""
+    arrays = [trace.residual, trace.hidden, *(a for att in trace.attention for a in vars(att).values())]
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            a.flags.writeable = False
+    return trace
 
 
 def trace_bytes(trace: Trace) -> int:
     return trace.residual.nbytes + trace.hidden.nbytes + sum(
         a.nbytes for att in trace.attention for a in vars(att).values() if isinstance(a, np.ndarray))
+
+
+def top_indices(p: np.ndarray, top: int) -> np.ndarray:
+    """``np.argsort(-p, kind="stable")[:top]`` (largest first, ties by index) without sorting all of p:
+    every entry at least the top-th largest value, sorted."""
+    if not 0 < top < p.size:
+        return np.argsort(-p, kind="stable")[:top]
+    threshold = np.partition(p, p.size - top)[p.size - top]  # the top-th largest
+    candidates = np.flatnonzero(p >= threshold)  # ascending indices, ties included
+    return candidates[np.argsort(-p[candidates], kind="stable")][:top]
 
 
 def pick(name: str, asked: list[int] | tuple[int, ...] | None, count: int) -> list[int]:
@@ -193,8 +214,8 @@ class Model:
         """Every layer's numbers for ``ids``, computing only the tokens after the longest kept prefix."""
         prefix, reuse = self._longest_prefix(ids)
         with one_blas_thread():
-            trace = (extend(self.weights, self.config, prefix, ids, reuse) if prefix is not None
-                     else forward(self.weights, self.config, ids))
+            trace = _freeze(extend(self.weights, self.config, prefix, ids, reuse) if prefix is not None
+                            else forward(self.weights, self.config, ids))
         with self._lock:
             self._traces[tuple(ids)] = trace
             self._traces.move_to_end(tuple(ids))
@@ -207,8 +228,7 @@ class Model:
         trace = self.trace(ids)
         with one_blas_thread():
             last = logits(self.weights, trace.hidden[-1:])[0]  # (V,)
-        for array in (trace.residual, last):
-            array.flags.writeable = False  # shared by every caller that asks for this text again
+        last.flags.writeable = False  # shared by every caller that asks for this text again
         maps = {}
         for layer, att in enumerate(trace.attention):
             for head in range(self.config.heads):
@@ -224,7 +244,7 @@ class Model:
 
     def next_tokens(self, last_logits: np.ndarray, top: int = 10) -> list[NextToken]:
         p = softmax(last_logits)  # (V,)
-        best = np.argsort(-p, kind="stable")[:top]
+        best = top_indices(p, top)
         return [NextToken(id=int(i), token=self.tokenizer.display(int(i)), p=float(p[i])) for i in best]
 
     def logits(self, ids: list[int]) -> np.ndarray:
