@@ -5,6 +5,9 @@ Prints medians measured with time.perf_counter in one process; never asserts.
 
     load               open the GGUF (metadata), build the tokenizer, dequantise every weight
     forward n          model.run on n tokens, nothing cached: 30 layers, every head's maps, next tokens
+    keystroke 16       the lab's case: model.run of a 16-token text just after a text sharing its first 15
+                       tokens (the student typed one more letter); reuses that text's trace
+    logits 1           one position's logits over the whole vocabulary (what the next tokens need)
     decode 8           the 8 tokens one at a time through the KV cache (engine.decode)
     one layer n        RMSNorm, Q/K/V projections, RoPE and grouped attention of one layer (all heads)
     peak RSS           the process's largest resident memory
@@ -23,7 +26,7 @@ import numpy as np
 
 from attention_talk.engine.gqa import grouped_attend
 from attention_talk.model import ModelMissing, loader
-from attention_talk.model.forward import project
+from attention_talk.model.forward import logits, project
 from attention_talk.model.threads import one_blas_thread
 
 SIZES = (8, 32, 64)
@@ -36,10 +39,13 @@ def text_of(model, n: int) -> str:
     return model.tokenizer.decode(model.tokenizer.encode(STORY * 2)[:n])
 
 
-def median_seconds(fn, repeats: int) -> tuple[float, float]:
-    """Median wall-clock and CPU seconds (CPU time shows the cost when other work shares the cores)."""
+def median_seconds(fn, repeats: int, setup=None) -> tuple[float, float]:
+    """Median wall-clock and CPU seconds (CPU time shows the cost when other work shares the cores);
+    ``setup`` runs before each timing, untimed."""
     wall, cpu = [], []
     for _ in range(repeats):
+        if setup is not None:
+            setup()
         start, start_cpu = time.perf_counter(), time.process_time()
         fn()
         wall.append(time.perf_counter() - start)
@@ -49,6 +55,22 @@ def median_seconds(fn, repeats: int) -> tuple[float, float]:
 
 def row(what: str, seconds: tuple[float, float], note: str = "") -> None:
     print(f"| {what:<14} | {seconds[0] * 1e3:10.1f} ms | {seconds[1] * 1e3:10.1f} ms | {note}")
+
+
+def keystroke(model) -> None:
+    """The lab's case: a 16-token text run just after the same text one letter shorter."""
+    base = "the old dog sat by the warm fire while the cat watched from a quiet"
+    before, after = f"{base} garde", f"{base} garden"
+    pairs = zip(model.tokenize(before), model.tokenize(after), strict=False)
+    same = next(i for i, (a, b) in enumerate(pairs) if a != b)
+    assert len(model.tokenize(after)) == 16
+
+    def setup() -> None:
+        model.clear_cache()
+        model.run(before)
+
+    row("keystroke 16", median_seconds(lambda: model.run(after), 5, setup),
+        f"16 tokens after a text sharing the first {same}, every map, next tokens")
 
 
 def main() -> None:
@@ -78,6 +100,14 @@ def main() -> None:
             model.run(text)
 
         row(f"forward {n}", median_seconds(full, 5 if n < 64 else 3), f"{n} tokens, every map, next tokens")
+    keystroke(model)
+    hidden = np.random.default_rng(0).standard_normal((1, cfg.d_model))
+
+    def last_logits() -> None:
+        with one_blas_thread():
+            logits(model.weights, hidden)
+
+    row("logits 1", median_seconds(last_logits, 9), f"one position × {cfg.vocab} tokens")
     ids = model.tokenize(text_of(model, SIZES[0]))
     row(f"decode {SIZES[0]}", median_seconds(lambda: model.decode_logits(ids), 1),
         "the same tokens one at a time through the KV cache, logits at each")

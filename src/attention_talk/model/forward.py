@@ -12,7 +12,9 @@ One layer (Touvron et al. 2023, "LLaMA", arXiv:2302.13971, §2.2), x the residua
 
 then logits = RMSNorm(x) · g_out · Eᵀ (E the token embedding when the output layer is tied).
 Every head of a layer is computed in one batched product (``grouped_attend``), none in a loop.
-:class:`Decoder` runs the same layers one token at a time over a KV cache (``engine.decode``).
+:class:`Decoder` runs the same layers one token at a time over a KV cache (``engine.decode``), and
+:func:`extend` runs new tokens after a known prefix: causal, so the prefix's keys, values, residuals
+and attention rows are those of any longer text that starts with it.
 
 Letters used in the shape comments:
     n  tokens   d  model width   h  query heads   g  key/value heads   d_k  head width
@@ -25,12 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attention_talk.engine.attention import causal_mask
 from attention_talk.engine.decode import KVCache, decode_step_grouped
 from attention_talk.engine.gqa import GroupedAttention, grouped_attend
 from attention_talk.engine.rope import rope
 from attention_talk.model.gguf_file import Config, ModelFileError
-
-LOGIT_CHUNK = 8192  # vocabulary rows turned into float64 at a time when computing logits
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,10 @@ class Layer:
 
 @dataclass(frozen=True)
 class Weights:
-    embed: np.ndarray  # (V, d) float32: rows looked up, logits computed in float64 chunks
+    embed: np.ndarray  # (V, d) float64, made once at load: rows looked up, and the logits' table when tied
     layers: list[Layer]
     out_norm: np.ndarray  # (d,)
-    output: np.ndarray | None  # (V, d) float32, None when tied to ``embed``
+    output: np.ndarray | None  # (V, d) float64, None when tied to ``embed``
 
     @property
     def nbytes(self) -> int:
@@ -76,8 +77,8 @@ def load_weights(reader, config: Config) -> Weights:
     layers = [Layer(*(get(f"blk.{i}.{part}.weight") for part in (
         "attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")))
         for i in range(config.layers)]
-    weights = Weights(embed=get("token_embd.weight", np.float32), layers=layers, out_norm=get("output_norm.weight"),
-                      output=None if config.tied_embeddings else get("output.weight", np.float32))
+    weights = Weights(embed=get("token_embd.weight"), layers=layers, out_norm=get("output_norm.weight"),
+                      output=None if config.tied_embeddings else get("output.weight"))
     h, g, dk, d = config.heads, config.kv_heads, config.head_dim, config.d_model
     first = layers[0]
     if first.wq.shape != (h * dk, d) or first.wk.shape != (g * dk, d) or weights.embed.shape != (config.vocab, d):
@@ -124,7 +125,7 @@ class Trace:
 
 def forward(weights: Weights, config: Config, ids: list[int]) -> Trace:
     """Every layer over the whole sequence at once (causal attention)."""
-    x = weights.embed[np.asarray(ids)].astype(np.float64)  # (n, d)
+    x = weights.embed[np.asarray(ids)]  # (n, d)
     positions = np.arange(len(ids))
     residual, attention = [x], []
     for lw in weights.layers:
@@ -138,13 +139,67 @@ def forward(weights: Weights, config: Config, ids: list[int]) -> Trace:
                  hidden=rms_norm(x, weights.out_norm, config.norm_eps))
 
 
+def extend(weights: Weights, config: Config, prefix: Trace, ids: list[int], reuse: int) -> Trace:
+    """The :class:`Trace` of ``forward(ids)``, computing only tokens ``reuse`` … n − 1.
+
+    ``prefix`` is a trace of a text whose first ``reuse`` token ids are ``ids[:reuse]`` (it may be
+    longer: only its first ``reuse`` rows are read). With a causal mask nothing about tokens
+    0 … reuse − 1 depends on later tokens, except the raw scores of their queries with the new keys
+    (Q·Kᵀ is kept unmasked), which are one small product per layer.
+    """
+    n = len(ids)
+    if not 0 < reuse <= min(n, prefix.residual.shape[1]):
+        raise ValueError(f"reuse must be between 1 and the shorter text's length, got {reuse} for {n} tokens")
+    old = [_head_rows(att, reuse) for att in prefix.attention]
+    if reuse == n:  # a prefix of the earlier text: every number is already there
+        attention = [_assemble(o, None, n) for o in old]
+        return Trace(residual=prefix.residual[:, :n], attention=attention, hidden=prefix.hidden[:n])
+    x = weights.embed[np.asarray(ids[reuse:])]  # (m, d) the new tokens
+    positions = np.arange(reuse, n)
+    residual, attention = [x], []
+    for lw, o in zip(weights.layers, old, strict=True):
+        q, k, v = project(x, lw, config, positions)  # (h, m, d_k), (g, m, d_k), (g, m, d_k)
+        new = grouped_attend(q, np.concatenate([o.k, k], axis=1), np.concatenate([o.v, v], axis=1), causal=True)
+        x = x + new.concat @ lw.wo.T  # (m, d)
+        x = x + feed_forward(x, lw, config.norm_eps)
+        residual.append(x)
+        attention.append(_assemble(o, new, n))
+    return Trace(residual=np.concatenate([prefix.residual[:, :reuse], np.stack(residual)], axis=1),
+                 attention=attention,
+                 hidden=np.concatenate([prefix.hidden[:reuse], rms_norm(x, weights.out_norm, config.norm_eps)]))
+
+
+def _head_rows(att: GroupedAttention, k: int) -> GroupedAttention:
+    """The first ``k`` tokens' rows (and columns) of one layer's attention."""
+    return GroupedAttention(q=att.q[:, :k], k=att.k[:, :k], v=att.v[:, :k], scores=att.scores[:, :k, :k],
+                            scale=att.scale, scaled=att.scaled[:, :k, :k], mask=att.mask[:k, :k],
+                            masked=att.masked[:, :k, :k], weights=att.weights[:, :k, :k],
+                            output=att.output[:, :k], temperature=att.temperature)
+
+
+def _assemble(old: GroupedAttention, new: GroupedAttention | None, n: int) -> GroupedAttention:
+    """One layer's attention over all n tokens: the old rows, the new rows (``new``: queries of
+    tokens k … n − 1 over every key), and the old queries' raw scores with the new keys."""
+    if new is None:
+        return old
+    h, k = old.q.shape[:2]
+    g, m = new.k.shape[0], n - k
+    k_new = new.k[:, k:]  # (g, m, d_k)
+    corner = (old.q.reshape(g, h // g, k, -1) @ k_new[:, None].swapaxes(-1, -2)).reshape(h, k, m)  # (h, k, m)
+    scores = np.concatenate([np.concatenate([old.scores, corner], axis=2), new.scores], axis=1)  # (h, n, n)
+    weights = np.concatenate([np.concatenate([old.weights, np.zeros((h, k, m))], axis=2), new.weights], axis=1)
+    mask = causal_mask(n)
+    scaled = scores * old.scale
+    return GroupedAttention(q=np.concatenate([old.q, new.q], axis=1), k=new.k, v=new.v, scores=scores,
+                            scale=old.scale, scaled=scaled, mask=mask, masked=scaled + mask, weights=weights,
+                            output=np.concatenate([old.output, new.output], axis=1), temperature=old.temperature)
+
+
 def logits(weights: Weights, hidden: np.ndarray) -> np.ndarray:
-    """hidden (n, d) times the output matrix, in float64: (n, V)."""
-    table = weights.embed if weights.output is None else weights.output  # (V, d)
-    out = np.empty((hidden.shape[0], table.shape[0]))
-    for start in range(0, table.shape[0], LOGIT_CHUNK):
-        out[:, start:start + LOGIT_CHUNK] = hidden @ table[start:start + LOGIT_CHUNK].astype(np.float64).T
-    return out
+    """hidden (n, d) times the output matrix, in float64: (n, V). Ask for the rows needed only: the
+    next token after a text needs its last row, one (d,) × (V, d) product."""
+    table = weights.embed if weights.output is None else weights.output  # (V, d) float64
+    return hidden @ table.T
 
 
 class Decoder:
@@ -158,7 +213,7 @@ class Decoder:
 
     def step(self, token_id: int) -> np.ndarray:
         """Feed one token; the logits (V,) for the token after it."""
-        x = self.weights.embed[[token_id]].astype(np.float64)  # (1, d)
+        x = self.weights.embed[[token_id]]  # (1, d)
         positions = np.array([self.position])
         for lw, caches in zip(self.weights.layers, self.caches, strict=True):
             q, k, v = project(x, lw, self.config, positions)  # (h, 1, d_k), (g, 1, d_k), (g, 1, d_k)

@@ -7,7 +7,9 @@
     >>> run.head(0, 4).weights                           # (n, n), rows sum to 1, 0 above the diagonal
 
 Results of recent texts are kept (least recently used first out, bounded in bytes), so asking again
-for other layers or heads of the same text does not run the model again.
+for other layers or heads of the same text does not run the model again. The full traces of the last
+few texts are kept too: a new text that starts with the same tokens (a student typing at the end of
+a sentence) runs only its new tokens through the model (``forward.extend``), with the same numbers.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from attention_talk.engine.attention import softmax
-from attention_talk.model.forward import Decoder, Weights, forward, logits
+from attention_talk.model.forward import Decoder, Trace, Weights, extend, forward, logits
 from attention_talk.model.gguf_file import Config
 from attention_talk.model.threads import one_blas_thread
 from attention_talk.model.tokenizer import Tokenizer, TokenizerError
@@ -29,6 +32,8 @@ MAX_TOKENS = 64
 WANTS = ("weights", "q", "k", "v", "scores")
 CACHE_BYTES = 256 * 2**20
 CACHE_ENTRIES = 32
+TRACE_ENTRIES = 4  # full traces kept for texts that extend them
+TRACE_BYTES = 160 * 2**20  # a 64-token trace is about 70 MB; the newest is always kept
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,7 @@ class Run:
             raise KeyError(f"layer {layer}, head {head} was not asked for; asked: layers {self.layers}, "
                            f"heads {self.heads}") from None
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         arrays = [self.residual, self.logits, *(a for m in self.maps.values()
                                                 for a in (m.weights, m.q, m.k, m.v, m.scores) if a is not None)]
@@ -82,10 +87,35 @@ class Run:
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
-    """A read-only contiguous copy (cached results are shared by every caller)."""
-    out = np.array(a, order="C")
+    """A read-only contiguous view, or copy when ``a`` is not contiguous (cached results are shared by
+    every caller; the kept traces they come from are read-only too)."""
+    out = a.view() if a.flags.c_contiguous else np.array(a, order="C")
     out.flags.writeable = False
     return out
+
+
+def _freeze(trace: Trace) -> Trace:
+    """Make every array of ``trace`` read-only: later texts extend it and runs hand out views of it."""
+    arrays = [trace.residual, trace.hidden, *(a for att in trace.attention for a in vars(att).values())]
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            a.flags.writeable = False
+    return trace
+
+
+def trace_bytes(trace: Trace) -> int:
+    return trace.residual.nbytes + trace.hidden.nbytes + sum(
+        a.nbytes for att in trace.attention for a in vars(att).values() if isinstance(a, np.ndarray))
+
+
+def top_indices(p: np.ndarray, top: int) -> np.ndarray:
+    """``np.argsort(-p, kind="stable")[:top]`` (largest first, ties by index) without sorting all of p:
+    every entry at least the top-th largest value, sorted."""
+    if not 0 < top < p.size:
+        return np.argsort(-p, kind="stable")[:top]
+    threshold = np.partition(p, p.size - top)[p.size - top]  # the top-th largest
+    candidates = np.flatnonzero(p >= threshold)  # ascending indices, ties included
+    return candidates[np.argsort(-p[candidates], kind="stable")][:top]
 
 
 def pick(name: str, asked: list[int] | tuple[int, ...] | None, count: int) -> list[int]:
@@ -111,6 +141,7 @@ class Model:
         self.path, self.config, self.tokenizer, self.weights = path, config, tokenizer, weights
         self.cache_bytes = cache_bytes
         self._cache: OrderedDict[tuple, Run] = OrderedDict()
+        self._traces: OrderedDict[tuple[int, ...], Trace] = OrderedDict()
         self._lock = threading.Lock()
 
     @property
@@ -126,6 +157,7 @@ class Model:
         """Forget the recent runs (the next run of any text computes again)."""
         with self._lock:
             self._cache.clear()
+            self._traces.clear()
 
     def tokenize(self, text: str, max_tokens: int = MAX_TOKENS) -> list[int]:
         """Token ids of ``text``; TokenizerError ('text: …') for empty text, control characters or too many tokens."""
@@ -167,12 +199,36 @@ class Model:
                 self._cache.popitem(last=False)
         return run
 
-    def _compute(self, text: str, ids: list[int], want: tuple[str, ...], top: int) -> Run:
+    def _longest_prefix(self, ids: list[int]) -> tuple[Trace | None, int]:
+        """The kept trace sharing the most leading tokens with ``ids`` (the newest of equals), and how many."""
+        best, reuse = None, 0
+        with self._lock:
+            for key, trace in reversed(self._traces.items()):
+                same = next((i for i, (a, b) in enumerate(zip(key, ids, strict=False)) if a != b),
+                            min(len(key), len(ids)))
+                if same > reuse:
+                    best, reuse = trace, same
+        return best, reuse
+
+    def trace(self, ids: list[int]) -> Trace:
+        """Every layer's numbers for ``ids``, computing only the tokens after the longest kept prefix."""
+        prefix, reuse = self._longest_prefix(ids)
         with one_blas_thread():
-            trace = forward(self.weights, self.config, ids)
+            trace = _freeze(extend(self.weights, self.config, prefix, ids, reuse) if prefix is not None
+                            else forward(self.weights, self.config, ids))
+        with self._lock:
+            self._traces[tuple(ids)] = trace
+            self._traces.move_to_end(tuple(ids))
+            while len(self._traces) > TRACE_ENTRIES or (
+                    len(self._traces) > 1 and sum(map(trace_bytes, self._traces.values())) > TRACE_BYTES):
+                self._traces.popitem(last=False)
+        return trace
+
+    def _compute(self, text: str, ids: list[int], want: tuple[str, ...], top: int) -> Run:
+        trace = self.trace(ids)
+        with one_blas_thread():
             last = logits(self.weights, trace.hidden[-1:])[0]  # (V,)
-        for array in (trace.residual, last):
-            array.flags.writeable = False  # shared by every caller that asks for this text again
+        last.flags.writeable = False  # shared by every caller that asks for this text again
         maps = {}
         for layer, att in enumerate(trace.attention):
             for head in range(self.config.heads):
@@ -188,7 +244,7 @@ class Model:
 
     def next_tokens(self, last_logits: np.ndarray, top: int = 10) -> list[NextToken]:
         p = softmax(last_logits)  # (V,)
-        best = np.argsort(-p, kind="stable")[:top]
+        best = top_indices(p, top)
         return [NextToken(id=int(i), token=self.tokenizer.display(int(i)), p=float(p[i])) for i in best]
 
     def logits(self, ids: list[int]) -> np.ndarray:

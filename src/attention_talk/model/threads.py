@@ -5,6 +5,12 @@ machine whose cores are busy with other work, cost a great deal: each of the few
 of a forward pass waits for threads to wake (measured on 2 busy cores: a 5-token pass 5.5 s with
 OpenBLAS's default threads, 1.2 s with one). The limit is process-wide while it holds, so model
 runs take a lock and run one at a time (which also bounds their memory).
+
+Two threads were measured again for the lab's keystroke (one new token over a kept prefix, then one
+position's logits: memory-bound products over ~1 GB of float64 weights) with the 2 cores shared
+(load average 4–5): wall time about the same (median 80–108 ms against 85–96 ms with one thread),
+CPU time doubled (138–158 ms against 77–86 ms), and a full 16-token pass up to 4× slower (855 ms
+against 200 ms). So one thread it stays.
 """
 
 from __future__ import annotations
