@@ -162,3 +162,11 @@ def test_no_js_import_loop_between_modules_or_folders() -> None:
         here = str(Path(mod).parent)
         folders.setdefault(here, set()).update(str(Path(d).parent) for d in deps if str(Path(d).parent) != here)
     assert find_cycle(folders) is None, folders
+
+
+def test_test_files_have_unique_names() -> None:
+    """pytest imports test modules by their file name (no packages here): two test files of one name
+    in tests/ and tests/browser/ stop the whole run at collection."""
+    tests = Path(__file__).resolve().parent
+    names = [p.name for p in [*tests.glob("test_*.py"), *(tests / "browser").glob("test_*.py")]]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
