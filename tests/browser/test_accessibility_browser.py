@@ -219,6 +219,10 @@ def test_each_tensor_has_a_table_with_its_values(kb, server_url, deck, slide, st
     frame = page.request.get(f"{server_url}/api/decks/{deck}/slides/{slide}/frames").json()
     frame = (frame["frames"] if isinstance(frame, dict) else frame)[step - 1]
     assert frame["tensors"]
+    names = sorted(t["name"] for t in frame["tensors"])
+    page.wait_for_function(  # written in idle time, once the step is painted
+        "names => JSON.stringify([...document.querySelectorAll('.slide.active .tensor-tables table')]"
+        ".map((t) => t.dataset.tableFor).sort()) === JSON.stringify(names)", arg=names)
     for t in frame["tensors"]:
         table = page.locator(f".slide.active .tensor-tables table[data-table-for='{t['name']}']")
         assert table.locator("caption").inner_text().startswith(t["label"])

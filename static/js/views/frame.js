@@ -8,6 +8,17 @@ import { renderTables } from "./tensor-table.js";
 import { renderNotes } from "./notes.js";
 import { renderWidgets } from "./widget-views.js";
 
+const waiting = new WeakMap(); // section → the idle callback that will write its tables
+
+/** The tables for screen readers are written once the step is painted (in idle time), off the
+ * key-to-paint path; a newer frame of the same section replaces a pending one. */
+function tablesLater(section, tensors) {
+  const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 50));
+  const cancel = window.cancelIdleCallback ?? clearTimeout;
+  if (waiting.has(section)) cancel(waiting.get(section));
+  waiting.set(section, idle(() => { waiting.delete(section); renderTables(section, tensors); }, { timeout: 500 }));
+}
+
 export function drawFrame(section, frame) {
   const canvas = section.querySelector(".canvas");
   // What is new (notes, widgets) enters with the new matrices, after what leaves has left.
@@ -17,5 +28,5 @@ export function drawFrame(section, frame) {
   if (layer) renderNotes(layer, frame.notes, enter);
   renderWidgets(section.querySelector(".widget-layer"), frame.widgets, { frame, section, enter });
   renderCounters(section.querySelector(".counters"), frame.counters);
-  renderTables(section, frame.tensors);
+  tablesLater(section, frame.tensors);
 }
