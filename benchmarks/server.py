@@ -26,7 +26,7 @@ from _serve import BIN, percentile, serving, verdict
 CONNECTIONS = 32
 SECONDS = 10
 FRAMES_TARGET = 0.9  # frames requests/s ≥ 0.9 × the static file's
-STARTUP_TARGET = 2.0  # seconds
+STARTUP_TARGET = 1.0  # seconds
 ATTENTION_TARGET_P99 = 0.020  # seconds
 ATTENTION_BODY = {"tokens": [f"t{i}" for i in range(64)], "d_model": 512, "heads": 8}  # default include
 EVERYTHING = ["q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]  # 294,912 numbers
@@ -93,6 +93,9 @@ def startup_table() -> None:
     from attention_talk.web.store import Store
 
     start = time.perf_counter()
+    lazy = Store.load(data_dir("slides"), eager=False)
+    read_s = time.perf_counter() - start
+    start = time.perf_counter()
     store = Store.load(data_dir("slides"))
     load_s = time.perf_counter() - start
     times = []
@@ -100,12 +103,14 @@ def startup_table() -> None:
         with serving() as (_, seconds):
             times.append(seconds)
     median = statistics.median(times)
-    print(f"## Start-up (`attention-talk serve`, 1 worker, {len(store.frames)} slides' frames precomputed)\n")
+    print(f"## Start-up (`attention-talk serve`, 1 worker; {len(lazy.pending)} decks read at start, their "
+          f"{len(store.frames)} slides' frames built after, in the background)\n")
     print("| what | time | target |")
     print("| --- | --- | --- |")
-    print(f"| Store.load in this process (decks + every frame) | {ms(load_s)} | |")
+    print(f"| Store.load(eager=False) in this process (decks read and checked) | {ms(read_s)} | |")
+    print(f"| Store.load in this process (decks + every designed deck's frames) | {ms(load_s)} | |")
     print(f"| spawn → first 200 from /healthz, median of 3 (runs: "
-          f"{', '.join(f'{t:.2f}' for t in times)} s) | {ms(median)} | < {STARTUP_TARGET:.0f} s: "
+          f"{', '.join(f'{t:.2f}' for t in times)} s) | {ms(median)} | < {STARTUP_TARGET:.1f} s: "
           f"{verdict(median < STARTUP_TARGET)} |\n")
 
 
