@@ -20,7 +20,10 @@ export class ReadingController extends Controller {
     this.title.setAttribute("aria-hidden", "true"); // the announcer names the slide; this is for the eyes
     this.bar?.prepend(this.title);
     this._onDrawn = (e) => this.drawn(e.detail);
-    this._onFit = () => this.show(false);
+    this._onFit = () => {
+      if (this.reading && !this.parts?.length && this.last) this.drawn(this.last);
+      else this.show(false);
+    };
     this.barWatch = typeof ResizeObserver === "function" && this.bar ? new ResizeObserver(() => this.measure()) : null;
   }
 
@@ -46,8 +49,11 @@ export class ReadingController extends Controller {
     this.title.textContent = `${state.slide}/${p.slideCount} · ${slide.title} · step ${state.step}/${slide.steps}`;
   }
 
-  /** A step's frame is on the stage: find its parts and the one it is about. */
+  /** A step's frame is on the stage: find its parts and the one it is about (only while reading:
+   * on the full stage there are no parts to show, and measuring them costs a layout per step). */
   drawn({ slide, step }) {
+    this.last = { slide, step };
+    if (!this.reading) { this.parts = []; return; }
     const frame = this.frames.peek(slide, step);
     if (!frame) return;
     const previous = step > 1 ? this.frames.peek(slide, step - 1) : null;

@@ -28,7 +28,15 @@ export class StageController extends Controller {
     this._onResize = () => this.fit();
     this.bar = root.querySelector(".caption-bar");
     this.shown = null; // [section, frame] on screen, for makeRoom when the caption bar changes size
-    this.barWatch = typeof ResizeObserver === "function" && this.bar ? new ResizeObserver(() => this.makeRoom()) : null;
+    // Layout read once, not on every step (a read right after drawing forces a layout of the whole
+    // stage): the caption bar's top, re-read when the bar changes size (a resize observer runs after
+    // layout, before paint), and each slide head's bottom, re-read when the window is resized.
+    this.barTop = null;
+    this.headBottom = new WeakMap();
+    this.barWatch = typeof ResizeObserver === "function" && this.bar ? new ResizeObserver(() => {
+      this.barTop = this.bar.offsetTop;
+      this.makeRoom();
+    }) : null;
   }
 
   bind() {
@@ -46,6 +54,8 @@ export class StageController extends Controller {
   }
 
   fit() {
+    this.barTop = null;
+    this.headBottom = new WeakMap();
     this.layout = stageLayout(window.innerWidth, window.innerHeight, this.textSize);
     this.stage.style.setProperty("--stage-scale", String(this.layout.scale));
     this.stage.style.setProperty("--stage-fit", String(this.layout.fit));
@@ -104,8 +114,11 @@ export class StageController extends Controller {
     const [section, frame] = this.shown;
     // Reading, the caption sits above the drawing, not on it (reading.css).
     if (this.layout.reading) { applyRoom(section, { oy: 0, s: 1 }); return; }
-    const head = section.querySelector(".slide-head");
-    const minTop = head ? head.offsetTop + head.offsetHeight + 20 : 0;
-    applyRoom(section, room(contentSpan(frame), minTop, this.bar.offsetTop));
+    if (!this.headBottom.has(section)) {
+      const head = section.querySelector(".slide-head");
+      this.headBottom.set(section, head ? head.offsetTop + head.offsetHeight + 20 : 0);
+    }
+    this.barTop ??= this.bar.offsetTop;
+    applyRoom(section, room(contentSpan(frame), this.headBottom.get(section), this.barTop));
   }
 }
