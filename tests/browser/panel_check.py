@@ -19,6 +19,41 @@ OUTSIDE_STAGE = """() => {
 }"""
 
 
+# Text the audience sees that is smaller than 16 CSS px on screen (the stage is scaled to the
+# window: an SVG text's size goes through its screen matrix, an HTML one through the scale of its
+# nearest laid-out ancestor). Text still moving (a running animation or transition on it or an
+# ancestor: the mask sweeping in scales its cells up) is judged once it has landed, on a later step
+# or by the stepping-vs-URL test. Returns [text, px] pairs from the active slide and the caption bar.
+SMALL_TEXT = """() => {
+  const small = [], moving = new Set(document.getAnimations().map((a) => a.effect && a.effect.target));
+  const still = (el) => { for (let e = el; e; e = e.parentElement) if (moving.has(e)) return false; return true; };
+  const roots = [document.querySelector('.slide.active'), document.querySelector('#stage .caption-bar')];
+  for (const root of roots.filter(Boolean)) {
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const el = n.parentElement, text = n.textContent.trim();
+      if (!text || !el || el.closest('.steps, .sr-only, [hidden], script, style')) continue;
+      if (el.checkVisibility && !el.checkVisibility({ checkVisibilityCSS: true })) continue;
+      if (!still(el)) continue;
+      const range = document.createRange(); range.selectNodeContents(n);
+      const box = range.getBoundingClientRect();
+      if (box.width < 1 || box.height < 1) continue;
+      const size = parseFloat(getComputedStyle(el).fontSize);
+      let scale = 1;
+      if (el instanceof SVGElement) {
+        const m = el.getScreenCTM(); if (m) scale = Math.hypot(m.a, m.b);
+      } else {
+        for (let e = el; e; e = e.parentElement) {
+          if (e.offsetWidth > 0) { scale = e.getBoundingClientRect().width / e.offsetWidth; break; }
+        }
+      }
+      if (size * scale < 15.95) small.push([text.slice(0, 24), Math.round(size * scale * 10) / 10]);
+    }
+  }
+  return small;
+}"""
+
+
 # Resolves after two animation frames: the step just taken has been drawn (the player's own
 # double-requestAnimationFrame updates have run). Waits on the page, not on the clock (the 1 s
 # timer only keeps a page whose frames stall from hanging the test).

@@ -4,7 +4,7 @@ every matrix cell explains its number (click or focus it: the panel's arithmetic
 from __future__ import annotations
 
 import pytest
-from panel_check import DRAWN, check_cell
+from panel_check import DRAWN, SMALL_TEXT, check_cell
 
 DECK = "attention-step-by-step"
 
@@ -39,13 +39,13 @@ STEP_DRAWN = f"""async ([slide, step]) => {{
     await new Promise((r) => requestAnimationFrame(r));
   }}
   await ({DRAWN})();
-  const caption = document.querySelector('#caption').innerText, overflow = ({OVERFLOW_JS})();
+  const caption = document.querySelector('#caption').innerText, overflow = ({OVERFLOW_JS})(), small = ({SMALL_TEXT})();
   let plain = ({PLAIN_CELLS_JS})();
   for (const until = performance.now() + 2000; plain.length && performance.now() < until; ) {{
     await new Promise((r) => requestAnimationFrame(r));
     plain = ({PLAIN_CELLS_JS})();
   }}
-  return {{ caption, overflow, plain: [...new Set(plain)] }};
+  return {{ caption, overflow, small, plain: [...new Set(plain)] }};
 }}"""
 
 
@@ -61,6 +61,7 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
         assert drawn is not None, f"the player never reached #/{slide}/{step}"
         assert drawn["caption"] == caption
         assert drawn["overflow"] == [], (slide, step, caption)
+        assert drawn["small"] == [], f"text under 16 px at 1280×720 on #/{slide}/{step}: {drawn['small']}"
         assert drawn["plain"] == [], f"cells without a derivation at #/{slide}/{step}: {set(drawn['plain'])}"
     watch.assert_clean()
 
@@ -70,6 +71,18 @@ def test_counter_is_drawn_from_the_frame(talk) -> None:
     chip = page.locator('#slide-query-matrix .counter-chip[data-counter="flops"] .value')
     chip.wait_for()
     assert chip.inner_text() == "1,835,008"
+
+
+def test_dense_layer_indices_fit_their_neurons(talk) -> None:
+    """The neurons' numbers (up to "7,168", at the stage's smallest type) stay inside their circles."""
+    page = talk.open(DECK, "#/5/3")
+    page.locator("#slide-query-dense .dense-index").first.wait_for()
+    spill = page.evaluate("""() => [...document.querySelectorAll('#slide-query-dense .dense-node')].map((g) => {
+      const t = g.querySelector('.dense-index').getBBox(), c = g.querySelector('circle').getBBox();
+      return [g.querySelector('.dense-index').textContent, t.x >= c.x && t.x + t.width <= c.x + c.width];
+    })""")
+    assert len(spill) == 11 and "7,168" in dict(spill)
+    assert [label for label, inside in spill if not inside] == []
 
 
 def test_growth_widget_is_interactive_and_keeps_the_clicker(open_talk) -> None:

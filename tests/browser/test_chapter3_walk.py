@@ -7,13 +7,13 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from panel_check import DRAWN, OUTSIDE_STAGE, check_cell
+from panel_check import DRAWN, OUTSIDE_STAGE, SMALL_TEXT, check_cell
 
 DECK = "real-heads"
 
 STEP_DRAWN = f"""async () => {{
   await ({DRAWN})();
-  return [document.querySelector('#caption').innerText, ({OUTSIDE_STAGE})()];
+  return [document.querySelector('#caption').innerText, ({OUTSIDE_STAGE})(), ({SMALL_TEXT})()];
 }}"""
 
 
@@ -35,9 +35,10 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
     captions = [c for s in manifest["slides"] for c in s["captions"]]
     assert 25 <= len(captions) <= 35
     for i, caption in enumerate(captions):
-        shown, outside = page.evaluate(STEP_DRAWN)
+        shown, outside, small = page.evaluate(STEP_DRAWN)
         assert shown == caption, i
         assert outside == [], (i, caption)
+        assert small == [], f"text under 16 px at 1280×720 on step {i + 1} ({caption}): {small}"
         if i < len(captions) - 1:
             page.keyboard.press("ArrowRight")
     watch.assert_clean()

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from panel_check import DRAWN, OUTSIDE_STAGE, check_cell, num, panel_recomputes
+from panel_check import DRAWN, OUTSIDE_STAGE, SMALL_TEXT, check_cell, num, panel_recomputes
 
 DECK = "attention-walkthrough"
 
 # After a step is drawn: its caption, and whatever leaves the stage (one round trip per step).
 STEP_DRAWN = f"""async () => {{
   await ({DRAWN})();
-  return [document.querySelector('#caption').innerText, ({OUTSIDE_STAGE})()];
+  return [document.querySelector('#caption').innerText, ({OUTSIDE_STAGE})(), ({SMALL_TEXT})()];
 }}"""
 
 
@@ -20,9 +20,10 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
     captions = [c for s in manifest["slides"] for c in s["captions"]]
     assert len(captions) >= 45
     for i, caption in enumerate(captions):
-        shown, outside = page.evaluate(STEP_DRAWN)
+        shown, outside, small = page.evaluate(STEP_DRAWN)
         assert shown == caption, i
         assert outside == [], (i, caption)
+        assert small == [], f"text under 16 px at 1280×720 on step {i + 1} ({caption}): {small}"
         if i < len(captions) - 1:
             page.keyboard.press("ArrowRight")
     watch.assert_clean()

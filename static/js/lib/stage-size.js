@@ -12,7 +12,7 @@ export const STAGE_H = Number(root.dataset.stageH);
 if (!(STAGE_W > 0 && STAGE_H > 0)) console.error("stage size missing: <html data-stage-w data-stage-h>");
 
 /** The smallest type on the stage, in stage units (the axis labels: talk.css .axis-label). */
-export const SMALLEST_TEXT = 17.5;
+export const SMALLEST_TEXT = 20;
 /** No text on a phone is drawn smaller than this many CSS px (tests/browser/test_touch_phone.py). */
 export const READABLE_PX = 14;
 /** The text sizes the reader can choose (keys + - 0 and the on-screen A− A+), as factors. */
@@ -28,7 +28,8 @@ export const TEXT_SIZES = [1, 1.25, 1.5, 1.75, 2];
 export function stageLayout(width, height, textSize = 1) {
   const fit = Math.min(width / STAGE_W, height / STAGE_H);
   const small = fit * SMALLEST_TEXT < READABLE_PX;
-  const base = height > width && small ? READABLE_PX / SMALLEST_TEXT : fit;
+  // (1% over: a widget drawn into its box at a scale a hair under 1 must not dip below READABLE_PX)
+  const base = height > width && small ? (1.01 * READABLE_PX) / SMALLEST_TEXT : fit;
   const scale = base * textSize;
   return { fit, scale, reading: scale > fit * 1.001 };
 }

@@ -17,18 +17,23 @@ function render(el, w) {
   root.replaceChildren();
   const left = column(inputs, n_in, 200, 90, H - 40);
   const right = column(outputs, n_out, W - 220, 110, H - 60);
+  // A neuron's circle holds its index: wide enough for the longest one (talk.css .dense-index is
+  // 20 stage units, about 12 per digit or comma).
+  const radius = (ps) => Math.max(26, 8 + 6 * Math.max(...ps.map((p) => count(p.index).length)));
+  const rIn = radius([...left, ...right]), rOut = rIn;
   const lines = svg("g", { class: "dense-links" }, root);
   for (const o of right) {
     for (const i of left) {
       const on = focus_output !== null && o.index === outputs[focus_output].index;
       if (!all_links && !on) continue;
-      svg("line", { class: `dense-link${on ? " on" : ""}`, x1: i.x + 26, y1: i.y, x2: o.x - 26, y2: o.y }, lines);
+      svg("line", { class: `dense-link${on ? " on" : ""}`, x1: i.x + rIn, y1: i.y, x2: o.x - rOut, y2: o.y }, lines);
     }
   }
   const node = (p, cls) => {
     const g = svg("g", { class: `dense-node ${cls}` }, root);
-    svg("circle", { cx: p.x, cy: p.y, r: 26 }, g);
-    label(g, number(p.value, 2), { x: cls === "in" ? p.x - 40 : p.x + 40, y: p.y,
+    const r = cls === "in" ? rIn : rOut;
+    svg("circle", { cx: p.x, cy: p.y, r }, g);
+    label(g, number(p.value, 2), { x: cls === "in" ? p.x - r - 14 : p.x + r + 14, y: p.y,
       "text-anchor": cls === "in" ? "end" : "start", "dominant-baseline": "central", class: "dense-value" });
     label(g, count(p.index), { x: p.x, y: p.y, "text-anchor": "middle", "dominant-baseline": "central",
       class: "dense-index" });

@@ -6,7 +6,7 @@ import { appendRows, fadeIn, fadeOut, growBars, meet, mix, phases, sweepMask } f
 
 const TITLE_H = 34, COL_H = 28, GAP = 0.6, MAX_CW = 112, MAX_CH = 58;
 // Stage units: the stage is 1600 wide, so 20 units are 16 CSS px on a 1280-wide window.
-const MIN_FONT = 20, MIN_INDEX_FONT = 17.5, MAX_FONT = 24, MONO_EM = 0.62;
+const MIN_FONT = 20, MIN_INDEX_FONT = 20, MAX_FONT = 24, MONO_EM = 0.62;
 
 function positions(indices, unit) {
   // x (or y) offset of each displayed index; a jump in the index leaves a gap drawn with "…".
