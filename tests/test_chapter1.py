@@ -10,7 +10,6 @@ import orjson
 import pytest
 
 from attention_talk.engine.costs import costs
-from attention_talk.frames import build_deck_frames, load_deck
 from attention_talk.frames.context import BuildContext
 from attention_talk.frames.step_by_step.counter import flop_counter
 from attention_talk.frames.step_by_step.growth import growth_sizes
@@ -18,7 +17,7 @@ from attention_talk.frames.step_by_step.heads import heads_check
 from attention_talk.paths import data_dir
 from derivation_check import all_derivations, check_all, missing_derivations
 
-DECK_PATH = data_dir("slides") / "attention-step-by-step.yaml"
+DECK = data_dir("slides") / "attention-step-by-step.yaml"
 
 # The outline's ideas, in order: (slide id, number of key presses).
 OUTLINE = [
@@ -27,16 +26,6 @@ OUTLINE = [
     ("values", 4), ("softmax", 6), ("enriched", 5), ("whole-operation", 2), ("many-heads", 5),
     ("sources", 1),
 ]
-
-
-@pytest.fixture(scope="module")
-def deck():
-    return load_deck(DECK_PATH)
-
-
-@pytest.fixture(scope="module")
-def frames(deck):
-    return build_deck_frames(deck)
 
 
 def flops_at(frames, slide: str, step: int) -> int:

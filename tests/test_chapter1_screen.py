@@ -8,24 +8,12 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pytest
 
-from attention_talk.frames import build_deck_frames, load_deck
 from attention_talk.paths import data_dir
 from screen_check import MIN_FONT, cell_layout, outside, shown_cells, text_items
 
-DECK_PATH = data_dir("slides") / "attention-step-by-step.yaml"
+DECK = data_dir("slides") / "attention-step-by-step.yaml"
 MAX_ITEMS = 82  # "about 80" visible text items per step, the slide title, caption and position included
-
-
-@pytest.fixture(scope="module")
-def deck():
-    return load_deck(DECK_PATH)
-
-
-@pytest.fixture(scope="module")
-def frames(deck):
-    return build_deck_frames(deck)
 
 
 def every_frame(frames):

@@ -2,6 +2,8 @@
 the text's colour (with fill-opacity and every ancestor's opacity) composited over the stack of
 painted layers under its centre (SVG shapes' fills, HTML backgrounds, down to the page)."""
 
+from stage_probe import SEEN_TEXTS
+
 CONTRAST = r"""() => {
   const force = document.createElement('style');
   force.textContent = '* { pointer-events: auto !important; }';
@@ -29,42 +31,28 @@ CONTRAST = r"""() => {
     return [c, c[3] * chain(e)];
   };
   const out = [];
-  const roots = [document.querySelector('.slide.active'), document.querySelector('#stage .caption-bar')];
-  for (const root of roots) {
-    if (!root) continue;
-    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    let n;
-    while ((n = w.nextNode())) {
-      const t = n.textContent.trim(); if (!t) continue;
-      const el = n.parentElement;
-      if (!el || el.closest('script,style,.sr-only,[hidden],.steps,.equation-source')) continue;
-      if (el.checkVisibility && !el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
-      const alpha = chain(el);
-      if (alpha < 0.05) continue;
-      const range = document.createRange(); range.selectNodeContents(n);
-      const r = range.getBoundingClientRect();
-      if (r.width < 1 || r.height < 1) continue;
-      if (r.right < 0 || r.bottom < 0 || r.left > innerWidth || r.top > innerHeight) continue;
-      const cs = getComputedStyle(el);
-      const fgc = parse(el instanceof SVGElement ? cs.fill : cs.color); if (!fgc) continue;
-      const fa = fgc[3] * (el instanceof SVGElement ? parseFloat(cs.fillOpacity) : 1) * alpha;
-      const stack = document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      const layers = [];
-      for (const e of stack) {
-        if (e === el || (e.contains(el) && !(e instanceof HTMLElement))) continue;
-        const l = layerOf(e); if (!l) continue;
-        layers.push(l);
-        if (l[1] >= 0.999) break;
-      }
-      let bg = pageBg.slice(0, 3);
-      for (const [c, a] of layers.reverse()) bg = over(c.slice(0, 3), a, bg);
-      const fg = over(fgc.slice(0, 3), fa, bg);
-      const dimmed = Boolean(el.closest('.dim, .pipe-stage:not(.active)'));
-      out.push({ text: t.slice(0, 24), ratio: Math.round(ratio(fg, bg) * 100) / 100, need: dimmed ? 3 : 4.5,
-        where: el.closest('[data-tensor]')?.dataset.tensor || el.closest('[data-widget]')?.dataset.widget
-          || el.closest('[data-note]')?.dataset.note || el.className.baseVal || el.className || el.tagName });
+  for (const [n, el, r] of (SEEN_TEXTS)()) {
+    const t = n.textContent.trim(), alpha = chain(el);
+    if (r.right < 0 || r.bottom < 0 || r.left > innerWidth || r.top > innerHeight) continue;
+    const cs = getComputedStyle(el);
+    const fgc = parse(el instanceof SVGElement ? cs.fill : cs.color); if (!fgc) continue;
+    const fa = fgc[3] * (el instanceof SVGElement ? parseFloat(cs.fillOpacity) : 1) * alpha;
+    const stack = document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const layers = [];
+    for (const e of stack) {
+      if (e === el || (e.contains(el) && !(e instanceof HTMLElement))) continue;
+      const l = layerOf(e); if (!l) continue;
+      layers.push(l);
+      if (l[1] >= 0.999) break;
     }
+    let bg = pageBg.slice(0, 3);
+    for (const [c, a] of layers.reverse()) bg = over(c.slice(0, 3), a, bg);
+    const fg = over(fgc.slice(0, 3), fa, bg);
+    const dimmed = Boolean(el.closest('.dim, .pipe-stage:not(.active)'));
+    out.push({ text: t.slice(0, 24), ratio: Math.round(ratio(fg, bg) * 100) / 100, need: dimmed ? 3 : 4.5,
+      where: el.closest('[data-tensor]')?.dataset.tensor || el.closest('[data-widget]')?.dataset.widget
+        || el.closest('[data-note]')?.dataset.note || el.className.baseVal || el.className || el.tagName });
   }
   force.remove();
   return out.filter((x) => x.ratio < x.need);
-}"""
+}""".replace("(SEEN_TEXTS)", f"({SEEN_TEXTS})")

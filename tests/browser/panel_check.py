@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from stage_probe import SEEN_TEXTS
 
 OUTSIDE_STAGE = """() => {
   const s = document.querySelector('#stage').getBoundingClientRect();
@@ -24,34 +25,25 @@ OUTSIDE_STAGE = """() => {
 # nearest laid-out ancestor). Text still moving (a running animation or transition on it or an
 # ancestor: the mask sweeping in scales its cells up) is judged once it has landed, on a later step
 # or by the stepping-vs-URL test. Returns [text, px] pairs from the active slide and the caption bar.
-SMALL_TEXT = """() => {
-  const small = [], moving = new Set(document.getAnimations().map((a) => a.effect && a.effect.target));
-  const still = (el) => { for (let e = el; e; e = e.parentElement) if (moving.has(e)) return false; return true; };
-  const roots = [document.querySelector('.slide.active'), document.querySelector('#stage .caption-bar')];
-  for (const root of roots.filter(Boolean)) {
-    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-      const el = n.parentElement, text = n.textContent.trim();
-      if (!text || !el || el.closest('.steps, .sr-only, [hidden], script, style')) continue;
-      if (el.checkVisibility && !el.checkVisibility({ checkVisibilityCSS: true })) continue;
-      if (!still(el)) continue;
-      const range = document.createRange(); range.selectNodeContents(n);
-      const box = range.getBoundingClientRect();
-      if (box.width < 1 || box.height < 1) continue;
-      const size = parseFloat(getComputedStyle(el).fontSize);
-      let scale = 1;
-      if (el instanceof SVGElement) {
-        const m = el.getScreenCTM(); if (m) scale = Math.hypot(m.a, m.b);
-      } else {
-        for (let e = el; e; e = e.parentElement) {
-          if (e.offsetWidth > 0) { scale = e.getBoundingClientRect().width / e.offsetWidth; break; }
-        }
-      }
-      if (size * scale < 15.95) small.push([text.slice(0, 24), Math.round(size * scale * 10) / 10]);
-    }
-  }
+SMALL_TEXT = f"""() => {{
+  const moving = new Set(document.getAnimations().map((a) => a.effect && a.effect.target));
+  const still = (el) => {{ for (let e = el; e; e = e.parentElement) if (moving.has(e)) return false; return true; }};
+  const small = [];
+  for (const [n, el] of ({SEEN_TEXTS})()) {{
+    if (!still(el)) continue;
+    let scale = 1;
+    if (el instanceof SVGElement) {{
+      const m = el.getScreenCTM(); if (m) scale = Math.hypot(m.a, m.b);
+    }} else {{
+      for (let e = el; e; e = e.parentElement) {{
+        if (e.offsetWidth > 0) {{ scale = e.getBoundingClientRect().width / e.offsetWidth; break; }}
+      }}
+    }}
+    const px = parseFloat(getComputedStyle(el).fontSize) * scale;
+    if (px < 15.95) small.push([n.textContent.trim().slice(0, 24), Math.round(px * 10) / 10]);
+  }}
   return small;
-}"""
+}}"""
 
 
 # Resolves after two animation frames: the step just taken has been drawn (the player's own
@@ -145,3 +137,31 @@ def check_cell(page, cell) -> float:
     outside = page.evaluate(OUTSIDE_STAGE)
     assert outside == [], outside
     return value
+
+
+# After a step is drawn: its caption, whatever leaves the stage and any text under 16 px (one round
+# trip per step).
+STEP_SEEN = f"""async () => {{
+  await ({DRAWN})();
+  return [document.querySelector('#caption').innerText, ({OUTSIDE_STAGE})(), ({SMALL_TEXT})()];
+}}"""
+
+
+def walk_captions(page, captions: list[str]) -> None:
+    """Step through a deck with →, from its first step: each step shows its own caption, nothing
+    leaves the stage and no text is under 16 px at 1280×720."""
+    for i, caption in enumerate(captions):
+        shown, outside, small = page.evaluate(STEP_SEEN)
+        assert shown == caption, i
+        assert outside == [], (i, caption)
+        assert small == [], f"text under 16 px at 1280×720 on step {i + 1} ({caption}): {small}"
+        if i < len(captions) - 1:
+            page.keyboard.press("ArrowRight")
+
+
+def goto_slide(page, slide_id: str, step: int = 1) -> None:
+    """Jump by URL to step ``step`` of the slide ``slide_id`` and wait until the player is there."""
+    number = page.evaluate(f"window.attentionTalk.player.slides.findIndex(s => s.id === '{slide_id}') + 1")
+    page.evaluate(f"location.hash = '#/{number}/{step}'")
+    page.wait_for_function(f"document.querySelector('#player').dataset.slide === '{slide_id}' && "
+                           f"document.querySelector('#player').dataset.step === '{step}'")

@@ -10,36 +10,43 @@ _MODEL = default_path()
 DESIGNED_DECKS = ("attention-step-by-step", "attention-walkthrough")
 DECKS = DESIGNED_DECKS + (("real-heads",) if _MODEL is not None and _MODEL.is_file() else ())
 
-# Every visible text on the active slide and in the caption bar: text, position and size on
-# screen (rounded), its colour and, for a matrix, the tensor it belongs to.
-VISIBLE_TEXT = r"""() => {
+# Every text the audience can see on the active slide and in the caption bar: [text node, its element,
+# its box on screen], in document order. Not seen: empty text, the visually hidden (step list,
+# tensor tables, equation sources), text hidden by CSS or nearly transparent (opacity < 0.05 on it or
+# an ancestor), and text with no box. Shared by VISIBLE_TEXT, panel_check.SMALL_TEXT and
+# contrast_probe.CONTRAST.
+SEEN_TEXTS = r"""() => {
   const roots = [document.querySelector('.slide.active'), document.querySelector('#stage .caption-bar')];
-  const out = [];
   const shown = (el) => {
     if (el.checkVisibility && !el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return false;
     for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
       if (parseFloat(getComputedStyle(e).opacity) < 0.05) return false; }
     return true; };
+  const out = [];
   for (const root of roots) {
     if (!root) continue;
     const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    let n;
-    while ((n = w.nextNode())) {
-      const t = n.textContent.trim(); if (!t) continue;
+    for (let n = w.nextNode(); n; n = w.nextNode()) {
+      if (!n.textContent.trim()) continue;
       const el = n.parentElement;
       if (!el || el.closest('script,style,.sr-only,[hidden],.steps,.equation-source')) continue;
       if (!shown(el)) continue;
       const range = document.createRange(); range.selectNodeContents(n);
       const r = range.getBoundingClientRect();
       if (r.width < 1 || r.height < 1) continue;
-      const cs = getComputedStyle(el);
-      const tensor = el.closest('.tensor');
-      out.push([t, Math.round(r.left / 4), Math.round(r.top / 4), Math.round(parseFloat(cs.fontSize)),
-                el instanceof SVGElement ? cs.fill : cs.color, tensor ? tensor.dataset.tensor : '']);
+      out.push([n, el, r]);
     }
   }
-  return out.sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
+  return out;
 }"""
+
+# Every visible text: text, position and size on screen (rounded), its colour and, for a matrix,
+# the tensor it belongs to.
+VISIBLE_TEXT = rf"""() => ({SEEN_TEXTS})().map(([n, el, r]) => {{
+    const cs = getComputedStyle(el), tensor = el.closest('.tensor');
+    return [n.textContent.trim(), Math.round(r.left / 4), Math.round(r.top / 4), Math.round(parseFloat(cs.fontSize)),
+            el instanceof SVGElement ? cs.fill : cs.color, tensor ? tensor.dataset.tensor : ''];
+  }}).sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)"""
 
 STEPS = """() => JSON.parse(document.getElementById('deck-data').textContent).slides
   .flatMap((s, i) => Array.from({length: s.steps}, (_, j) => `#/${i + 1}/${j + 1}`))"""

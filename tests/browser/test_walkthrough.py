@@ -3,37 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from panel_check import DRAWN, OUTSIDE_STAGE, SMALL_TEXT, check_cell, num, panel_recomputes
+from panel_check import check_cell, goto_slide, num, panel_recomputes, walk_captions
 
 DECK = "attention-walkthrough"
-
-# After a step is drawn: its caption, and whatever leaves the stage (one round trip per step).
-STEP_DRAWN = f"""async () => {{
-  await ({DRAWN})();
-  return [document.querySelector('#caption').innerText, ({OUTSIDE_STAGE})(), ({SMALL_TEXT})()];
-}}"""
-
 
 def test_walk_every_step(open_talk, watch, server_url) -> None:
     page = open_talk(DECK)
     manifest = page.request.get(f"{server_url}/api/decks/{DECK}").json()
     captions = [c for s in manifest["slides"] for c in s["captions"]]
     assert len(captions) >= 45
-    for i, caption in enumerate(captions):
-        shown, outside, small = page.evaluate(STEP_DRAWN)
-        assert shown == caption, i
-        assert outside == [], (i, caption)
-        assert small == [], f"text under 16 px at 1280×720 on step {i + 1} ({caption}): {small}"
-        if i < len(captions) - 1:
-            page.keyboard.press("ArrowRight")
+    walk_captions(page, captions)
     watch.assert_clean()
-
-
-def goto_slide(page, slide_id: str, step: int = 1) -> None:
-    number = page.evaluate(f"window.attentionTalk.player.slides.findIndex(s => s.id === '{slide_id}') + 1")
-    page.evaluate(f"location.hash = '#/{number}/{step}'")
-    page.wait_for_function(f"document.querySelector('#player').dataset.slide === '{slide_id}' && "
-                           f"document.querySelector('#player').dataset.step === '{step}'")
 
 
 def picker_state(page) -> tuple[str, list[float], str]:

@@ -52,9 +52,11 @@ async def _get(app: ASGIApp, path: str, query: str) -> bytes:
 
 
 @contextmanager
-def serving(app: ASGIApp) -> Iterator[str]:
-    """Serve ``app`` on a free loopback port in a thread; yields its base URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+def serving(app: ASGIApp, *, lifespan: str = "off") -> Iterator[str]:
+    """Serve ``app`` on a free loopback port in a thread; yields its base URL. The export reads
+    pages only (``lifespan="off"``: no background work); the browser tests run the app's whole
+    life (``"on"``)."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
