@@ -1,4 +1,4 @@
-"""JSON API: decks, frames, the live attention chain, the cost model, health."""
+"""JSON API: decks, frames, the live attention chain, the cost model (health: ``health.py``)."""
 
 from __future__ import annotations
 
@@ -23,19 +23,20 @@ from attention_talk.web.schemas import (
     AttentionRequest,
     Costs,
     DeckSummary,
-    Health,
     Manifest,
     SlideDerivations,
     SlideFrames,
 )
+from attention_talk.web.startup import after_start
 
 
 @asynccontextmanager
 async def warm(app: FastAPI) -> AsyncIterator[None]:
-    """The server answers at once; the decks from designed inputs build in a background thread
-    (a request for one that is not built yet builds it itself, see Store.ensure)."""
-    app.state.store.warm_in_background(model=False)
-    yield
+    """The server answers at once; the decks are read and those from designed inputs built in a
+    background thread once it does (``web/startup.py``; a request for one that is not built yet
+    builds it itself, see Store.ensure)."""
+    async with after_start(lambda: app.state.store.warm_in_background(model=False)):
+        yield
 
 
 router = APIRouter(prefix="", default_response_class=JSON, responses=ERRORS, lifespan=warm)
@@ -44,12 +45,6 @@ router = APIRouter(prefix="", default_response_class=JSON, responses=ERRORS, lif
 def ok(model: type) -> dict:
     """Document a 200 whose bytes the route builds itself (precomputed, or NumPy via orjson)."""
     return {200: {"model": model, "description": "Successful Response"}}
-
-
-@router.get("/healthz", tags=["meta"], response_model=Health)
-async def healthz() -> dict:
-    """Liveness: the app is up and its frames are loaded."""
-    return {"status": "ok"}
 
 
 @router.get("/api/decks", tags=["decks"], response_model=list[DeckSummary])

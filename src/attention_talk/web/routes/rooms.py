@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Annotated
 from urllib.parse import urlsplit
 
-import segno
+import anyio
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Request, Response, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse
 
@@ -63,6 +63,8 @@ async def find_room(hub: RoomHub, code: str) -> tuple[str, RoomInfo]:
 
 
 def qr_svg(url: str) -> Response:
+    import segno  # on the first QR code, not at start-up
+
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", xmldecl=False, scale=8, border=2, dark="#000", light="#fff",
                                     title="QR code")
@@ -150,6 +152,8 @@ async def room_socket(ws: WebSocket, code: str) -> None:
             await ws.close(1008, body["message"][:120])
         return
     store = ws.app.state.store
+    if not store.is_read:  # a room made by another worker: read the decks off the event loop
+        await anyio.to_thread.run_sync(store.read)
     normal = normalise_code(code) or code[:20]
 
     def deck_steps(deck_id: str) -> list[int] | None:
