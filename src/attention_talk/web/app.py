@@ -19,12 +19,14 @@ from attention_talk.web.routes import api, health, lab, pages, rooms
 from attention_talk.web.routes.model import router as model_router
 from attention_talk.web.security import SecurityHeaders
 from attention_talk.web.settings import Settings
+from attention_talk.web.startup import lifespan
 from attention_talk.web.store import Store
 
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     settings = settings or Settings()
     app = FastAPI(title="attention-talk", version=__version__, docs_url=None, redoc_url=None,
+                  lifespan=lifespan,  # routes prepared, decks read and built once the server answers
                   redirect_slashes=False,  # RelativeRedirects does it without trusting the Host header
                   description="An animated talk on transformer attention; every number computed "
                               "by a NumPy engine. Frames, decks, costs and a live attention API.")

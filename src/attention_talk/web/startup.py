@@ -1,18 +1,24 @@
 """Start-up: the server answers first, the heavy work follows.
 
-``attention-talk serve`` imports only what answering needs (no NumPy, no chapter builders, no model
-code, no deck read: ``tests/test_startup.py`` checks it). The work that makes the first visit fast —
-reading the decks, building their frames, loading the real model — starts ``AFTER_START`` seconds
-after the app's start-up (the routers' lifespans call ``after_start``), by then the server has bound
-its socket and answered its health checks. It runs in daemon threads, never on the event loop; a
-request that needs something not ready yet waits for it in a worker thread (``web/store.py``).
+``attention-talk serve`` imports only what answering needs: no NumPy, no chapter builders, no model
+code, no deck read (``tests/test_startup.py`` checks it). The work that makes the first visit fast
+— preparing the routes, reading the decks, building their frames, loading the real model — starts
+``AFTER_START`` seconds after the app's start-up (the app's ``lifespan`` and the model router's
+call ``after_start``); by then the server has bound its socket and answered its health checks. It
+runs in daemon threads, never on the event loop; a request that needs something not ready yet waits
+for it in a worker thread (``web/store.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
+
+import fastapi.routing
+from fastapi import FastAPI
 
 AFTER_START = 0.5  # seconds from the end of the app's start-up to the background work
 
@@ -26,3 +32,43 @@ async def after_start(start: Callable[[], object], delay: float = AFTER_START) -
         yield
     finally:
         handle.cancel()
+
+
+def prepare_routes(app: FastAPI) -> None:
+    """Have FastAPI prepare every included route now (the models of its parameters and response),
+    which it otherwise does on the first request reaching each router."""
+    iterate = getattr(fastapi.routing, "iter_route_contexts", None)  # FastAPI ≥ 0.160 keeps routers nested
+    for _ in iterate(app.routes) if iterate is not None else ():
+        pass
+
+
+def import_request_modules() -> None:
+    """Import what the first requests need and start-up left out: NumPy with the live attention
+    chain and the lab's code, and the Jinja templates (each page compiled)."""
+    import attention_talk.playground
+    import attention_talk.web.lab_data  # noqa: F401
+    from attention_talk.web.routes.pages import templates
+
+    templates.compile_pages()
+
+
+def warm(app: FastAPI) -> threading.Thread:
+    """In a daemon thread: prepare the routes, import what requests need, then read the decks and
+    build those from designed inputs (``Store.warm_in_background``; the model's router warms the
+    decks that need the model)."""
+
+    def run() -> None:
+        prepare_routes(app)
+        import_request_modules()
+        app.state.store.warm_in_background(model=False)
+
+    thread = threading.Thread(target=run, name="warm-app", daemon=True)
+    thread.start()
+    return thread
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The app's lifespan: ``warm`` once the server answers."""
+    async with after_start(partial(warm, app)):
+        yield
