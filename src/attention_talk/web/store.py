@@ -213,20 +213,20 @@ class Store:
             log.info("deck %s not built: %s", deck_id, exc)
             return None
 
+    def warm(self, model: bool = True) -> None:
+        """Read the decks (if not yet) and build those still waiting (blocking): those from designed
+        inputs, and with ``model`` those drawn from the real model. A deck that cannot be built is
+        left for its requests to report."""
+        self.read()
+        for deck_id in [d for d, deck in list(self._pending.items()) if model or not needs_model(deck)]:
+            self.try_ensure(deck_id)
+
     def warm_in_background(self, model: bool = True) -> threading.Thread | None:
-        """Read the decks (if not yet) and build those still waiting, in a daemon thread, so the
-        first visitor does not wait: those from designed inputs, and with ``model`` those drawn from
-        the real model (call it after the model has loaded). A missing model is left for the deck's
-        requests to report. None when every deck is already built."""
+        """``warm`` in a daemon thread, so the first visitor does not wait (with ``model``: call it
+        after the model has loaded). None when every deck is already built."""
         if self._read and not [d for d, deck in self._pending.items() if model or not needs_model(deck)]:
             return None
-
-        def build() -> None:
-            self.read()
-            for deck_id in [d for d, deck in list(self._pending.items()) if model or not needs_model(deck)]:
-                self.try_ensure(deck_id)
-
-        thread = threading.Thread(target=build, name="warm-decks", daemon=True)
+        thread = threading.Thread(target=self.warm, args=(model,), name="warm-decks", daemon=True)
         thread.start()
         return thread
 
