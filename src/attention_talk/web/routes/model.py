@@ -18,7 +18,7 @@ from attention_talk.model import INSTALL_HINT, Loader, ModelFileError, ModelMiss
 from attention_talk.web.model_schemas import MAX_WEIGHTS, ModelAttention, ModelAttentionRequest, ModelInfo
 from attention_talk.web.responses import JSON
 from attention_talk.web.schemas import ERRORS, Error
-from attention_talk.web.startup import after_start
+from attention_talk.web.startup import after_start, in_background
 
 if TYPE_CHECKING:
     from attention_talk.model import Model
@@ -34,8 +34,8 @@ async def preload(app: FastAPI) -> AsyncIterator[None]:
     settings = app.state.settings
 
     def start() -> None:
-        if loader(settings.model_path).start():
-            app.state.store.warm_in_background()
+        if loader(settings.model_path).start():  # then the decks drawn from the model, once it has loaded
+            in_background(app.state.store.warm, "warm-model-decks")
 
     if not settings.model_preload:
         yield
