@@ -61,12 +61,12 @@ def serve(env: dict[str, str] | None = None, timeout: float = 120) -> Iterator[s
             proc.wait()
 
 
-def warm(url: str) -> None:
-    """Wait for the work the server starts once it answers (web/startup.py): the decks read and the
-    designed ones built, by asking for them (a request for a deck being built waits for it), so the
-    tests meet the server warm, as they did when start-up built everything. The model, and the deck
-    drawn from it, still load in the background."""
-    for deck in DESIGNED_DECKS:
+def warm(url: str, decks: tuple[str, ...] = DESIGNED_DECKS) -> None:
+    """Wait for the work the server starts once it answers (web/startup.py): the decks read and
+    ``decks`` built, by asking for them (a request for a deck being built waits for it), so the tests
+    meet the server warm, as they did when start-up built everything. The model, and the deck drawn
+    from it, still load in the background."""
+    for deck in decks:
         with urllib.request.urlopen(f"{url}/api/decks/{deck}", timeout=120) as r:
             assert r.status == 200
 
