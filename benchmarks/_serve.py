@@ -32,6 +32,14 @@ def serving(cmd: list[str] | None = None, env: dict[str, str] | None = None,
             timeout: float = 60) -> Iterator[tuple[str, float]]:
     """Start ``cmd`` (default: ``attention-talk serve``) on a free loopback port; yield its base URL
     and the seconds from spawn to the first healthy answer; stop it with SIGTERM."""
+    with spawned(cmd, env, timeout) as (url, seconds, _):
+        yield url, seconds
+
+
+@contextlib.contextmanager
+def spawned(cmd: list[str] | None = None, env: dict[str, str] | None = None,
+            timeout: float = 60) -> Iterator[tuple[str, float, subprocess.Popen]]:
+    """``serving``, also yielding the process (read at the first healthy answer: ``main_thread_cpu``)."""
     port = free_port()
     cmd = cmd or [str(BIN / "attention-talk"), "serve"]
     cmd = [*cmd, "--host", "127.0.0.1", "--port", str(port)]
@@ -50,13 +58,23 @@ def serving(cmd: list[str] | None = None, env: dict[str, str] | None = None,
                 if proc.poll() is not None or time.perf_counter() - start > timeout:
                     raise RuntimeError(f"server {cmd} did not start") from None
                 time.sleep(0.01)
-        yield url, time.perf_counter() - start
+        yield url, time.perf_counter() - start, proc
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def main_thread_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) the process's main thread has used so far; None off Linux. On a
+    busy machine this varies far less than the wall-clock time."""
+    try:
+        fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.contextmanager

@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV = {"ATTENTION_TALK_BODY_TIMEOUT": "1.5", "ATTENTION_TALK_HEADER_TIMEOUT": "1.5",
        "ATTENTION_TALK_WORKERS": "1", "ATTENTION_TALK_ACCESS_LOG": "false", "ATTENTION_TALK_LOG_LEVEL": "error"}
 
+DESIGNED_DECKS = ("attention-step-by-step", "attention-walkthrough")  # slides/ decks built without the model
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -29,7 +31,8 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def serve(env: dict[str, str] | None = None, timeout: float = 120) -> Iterator[str]:
-    """``attention-talk serve`` on a free port; yields its base URL once /healthz answers."""
+    """``attention-talk serve`` on a free port; yields its base URL once /healthz answers and the
+    designed decks are built (``warm``)."""
     port = free_port()
     full_env = {**os.environ, **ENV, **(env or {}),
                 "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
@@ -47,6 +50,7 @@ def serve(env: dict[str, str] | None = None, timeout: float = 120) -> Iterator[s
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("attention-talk serve did not start") from None
                 time.sleep(0.1)
+        warm(url)
         yield url
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -55,6 +59,16 @@ def serve(env: dict[str, str] | None = None, timeout: float = 120) -> Iterator[s
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def warm(url: str, decks: tuple[str, ...] = DESIGNED_DECKS) -> None:
+    """Wait for the work the server starts once it answers (web/startup.py): the decks read and
+    ``decks`` built, by asking for them (a request for a deck being built waits for it), so the tests
+    meet the server warm, as they did when start-up built everything. The model, and the deck drawn
+    from it, still load in the background."""
+    for deck in decks:
+        with urllib.request.urlopen(f"{url}/api/decks/{deck}", timeout=120) as r:
+            assert r.status == 200
 
 
 def connect(url: str, timeout: float = 10) -> socket.socket:

@@ -24,7 +24,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from fresh_loop import run
-from served import ENV, ROOT, free_port
+from served import ENV, ROOT, free_port, warm
 
 DECK = "presenting-demo"  # the small demo decks: the servers start in a moment
 DEMO_DECKS = ROOT / "tests" / "browser" / "decks"
@@ -100,6 +100,7 @@ def cluster(tmp_path_factory):
     try:
         for proc, url in servers:
             wait_healthy(proc, url)
+            warm(url, (DECK,))  # the talk meets both servers warm (their decks read after start-up)
         yield redis, servers
     finally:
         for proc, _ in servers:

@@ -17,14 +17,12 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from attention_talk import mathml
 from attention_talk.engine.costs import PRESETS
 
 log = logging.getLogger(__name__)
-SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built in
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
 TEMPLATES = ("matrix", "title", "text", "sources")
@@ -48,7 +46,8 @@ def typed_number(text: str) -> str | None:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # validators built on first use (defer_build): the web app imports Deck at start-up, reads decks after
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class FrameSpec(_Strict):
@@ -259,8 +258,10 @@ def parse_deck(data: Any, path: Path) -> Deck:
 
 def read_deck(path: Path) -> Deck:
     """Read one deck file and validate its structure."""
+    import yaml  # imported here: the web app's start-up reads no deck
+
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SafeLoader)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise DeckError(path, [f"cannot read the file: {exc}"]) from None
     return parse_deck(data, path)

@@ -24,6 +24,13 @@ import numpy as np
 from attention_talk.engine import MultiHead, multi_head, sinusoidal_positions
 from attention_talk.engine.costs import Preset, costs
 
+# The tensor names and sizes live apart, without NumPy: the web app needs them at start-up, this
+# module only on its first request (re-exported here).
+from attention_talk.playground_tensors import DEFAULT_INCLUDE as DEFAULT_INCLUDE
+from attention_talk.playground_tensors import PER_HEAD, TENSORS
+from attention_talk.playground_tensors import WHOLE as WHOLE
+from attention_talk.playground_tensors import response_numbers as response_numbers
+
 
 @dataclass(frozen=True)
 class Chain:
@@ -111,21 +118,6 @@ def _json_matrix(a: np.ndarray, digits: int = 15) -> np.ndarray:
     masked score) becomes NaN, hence null, which JSON can carry. Rounded to ``digits`` decimals:
     a float printed in full takes about 19 bytes, one rounded to 6 decimals about 9."""
     return np.round(np.where(np.isneginf(a), np.nan, a), digits).astype(np.float64, copy=False)
-
-
-PER_HEAD = ("q", "k", "v", "scores", "masked", "weights", "output")  # tensors of each head
-WHOLE = ("concat", "final")  # the heads side by side; the layer's output (`output` in the response)
-TENSORS = PER_HEAD + WHOLE
-DEFAULT_INCLUDE = ("weights",)  # the attention maps; ask with `include` for more (the lab asks for its three)
-
-
-def response_numbers(n: int, *, d_model: int, heads: int, d_k: int, include: Iterable[str]) -> int:
-    """How many numbers a response with these tensors holds (the size that matters; each number
-    takes about ``digits`` + 4 bytes of JSON)."""
-    size = {"q": heads * n * d_k, "k": heads * n * d_k, "v": heads * n * d_k, "output": heads * n * d_k,
-            "scores": heads * n * n, "masked": heads * n * n, "weights": heads * n * n,
-            "concat": n * heads * d_k, "final": n * d_model}
-    return sum(size[t] for t in set(include))
 
 
 def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int, digits: int = 15,

@@ -7,19 +7,9 @@
     [1.0, 1.0, 1.0]
 """
 
-from attention_talk.engine.attention import (
-    Attention,
-    MultiHead,
-    attend,
-    causal_mask,
-    merge_heads,
-    multi_head,
-    padding_mask,
-    scores,
-    softmax,
-    split_heads,
-)
-from attention_talk.engine.costs import (
+from typing import TYPE_CHECKING
+
+from attention_talk.engine.costs import (  # no NumPy: imported at once (the web app's start-up needs PRESETS)
     PRESETS,
     Costs,
     Count,
@@ -29,11 +19,37 @@ from attention_talk.engine.costs import (
     costs,
     get_preset,
 )
-from attention_talk.engine.decode import Decode, DecodeStep, KVCache, decode, decode_step, decode_step_grouped
-from attention_talk.engine.embeddings import embed, sinusoidal_positions
-from attention_talk.engine.flash import FlashAttention, Tile, flash_attend
-from attention_talk.engine.gqa import GroupedAttention, grouped_attend, kv_head_of
-from attention_talk.engine.rope import rope, rope_angles, rope_frequencies, rope_matrix
+from attention_talk.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from attention_talk.engine.attention import (
+        Attention,
+        MultiHead,
+        attend,
+        causal_mask,
+        merge_heads,
+        multi_head,
+        padding_mask,
+        scores,
+        softmax,
+        split_heads,
+    )
+    from attention_talk.engine.decode import Decode, DecodeStep, KVCache, decode, decode_step, decode_step_grouped
+    from attention_talk.engine.embeddings import embed, sinusoidal_positions
+    from attention_talk.engine.flash import FlashAttention, Tile, flash_attend
+    from attention_talk.engine.gqa import GroupedAttention, grouped_attend, kv_head_of
+    from attention_talk.engine.rope import rope, rope_angles, rope_frequencies, rope_matrix
+
+# The NumPy modules load on first use of one of their names (attention_talk/lazy.py).
+lazy_exports(__name__, {
+    **dict.fromkeys(["Attention", "MultiHead", "attend", "causal_mask", "merge_heads", "multi_head",
+                     "padding_mask", "scores", "softmax", "split_heads"], "attention"),
+    **dict.fromkeys(["Decode", "DecodeStep", "KVCache", "decode", "decode_step", "decode_step_grouped"], "decode"),
+    **dict.fromkeys(["embed", "sinusoidal_positions"], "embeddings"),
+    **dict.fromkeys(["FlashAttention", "Tile", "flash_attend"], "flash"),
+    **dict.fromkeys(["GroupedAttention", "grouped_attend", "kv_head_of"], "gqa"),
+    **dict.fromkeys(["rope", "rope_angles", "rope_frequencies", "rope_matrix"], "rope"),
+})
 
 __all__ = [
     "PRESETS",

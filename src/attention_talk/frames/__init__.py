@@ -9,28 +9,38 @@ A deck using a chapter that reads a real model (chapter 3) is checked the same w
 but its model figures stay as ``{placeholders}`` until ``prepare_model_deck(deck, model)`` fills
 them; ``build_deck_frames`` does that itself (loading the default model when none is given). The
 web store builds such a deck on first request, never at start-up.
+
+Importing this package (or ``frames.model``, the Frame contract the web app's schemas need) does
+not import the chapters, their builders or NumPy: the functions below do on first use, and so do the
+names ``BUILDERS`` and ``CHAPTERS`` (see ``attention_talk/lazy.py``).
 """
 
 from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from attention_talk.deck import Deck, DeckError, read_deck, read_decks
 from attention_talk.figures import COMMON, FigureSource, prepare_deck
-from attention_talk.frames.chapters import BUILDERS, CHAPTERS
-from attention_talk.frames.context import BuildContext
 from attention_talk.frames.model import Frame, FrameBody
+from attention_talk.lazy import lazy_exports
 
-CHAPTERS_BY_NAME = {c.name: c for c in CHAPTERS}
+if TYPE_CHECKING:
+    from attention_talk.frames.chapters import BUILDERS, CHAPTERS
+    from attention_talk.frames.context import BuildContext
+
+lazy_exports(__name__, {"BUILDERS": "chapters", "CHAPTERS": "chapters"})
 
 __all__ = ["BUILDERS", "CHAPTERS", "Frame", "build_deck_frames", "build_frame", "figure_sources",
            "load_deck", "load_decks", "model_chapters", "needs_model", "prepare_model_deck"]
 
 
 def _chapters_used(deck: Deck) -> list:
+    from attention_talk.frames.chapters import BUILDERS, CHAPTERS
+
     used = {BUILDERS[s.frame.builder].chapter for sl in deck.slides for s in sl.steps
             if s.frame is not None and s.frame.builder in BUILDERS}
     return [c for c in CHAPTERS if c.name in used]
@@ -59,6 +69,8 @@ def prepare_model_deck(deck: Deck, model) -> Deck:
 
 def figure_sources(deck: Deck) -> list[FigureSource]:
     """The figures a deck's words may use: the common ones, then those of each chapter it uses."""
+    from attention_talk.frames.chapters import BUILDERS, CHAPTERS
+
     used = {BUILDERS[s.frame.builder].chapter for sl in deck.slides for s in sl.steps
             if s.frame is not None and s.frame.builder in BUILDERS}
     sources = list(COMMON)
@@ -71,6 +83,8 @@ def figure_sources(deck: Deck) -> list[FigureSource]:
 def _check_presets(deck: Deck) -> list[str]:
     """A chapter whose matrices are drawn at one preset's sizes refuses a deck with another preset,
     so every figure on a step agrees with every other figure on it."""
+    from attention_talk.frames.chapters import BUILDERS, CHAPTERS
+
     used = {BUILDERS[s.frame.builder].chapter for sl in deck.slides for s in sl.steps
             if s.frame is not None and s.frame.builder in BUILDERS}
     return [f"field preset: the {ch.name} chapter's builders draw their matrices at the sizes of "
@@ -81,6 +95,8 @@ def _check_presets(deck: Deck) -> list[str]:
 
 def _check_builders(deck: Deck) -> list[str]:
     """Every step's builder exists and its parameters validate; errors name slide, step, field."""
+    from attention_talk.frames.chapters import BUILDERS
+
     errors: list[str] = []
     for i, slide in enumerate(deck.slides):
         for j, step in enumerate(slide.steps):
@@ -118,6 +134,8 @@ def load_decks(folder: Path) -> tuple[dict[str, Deck], list[DeckError]]:
 
 def build_frame(ctx: BuildContext, slide_index: int, step_index: int) -> Frame:
     """The frame of one step (indices 0-based)."""
+    from attention_talk.frames.chapters import BUILDERS
+
     deck = ctx.deck
     slide = deck.slides[slide_index]
     step = slide.steps[step_index]
@@ -134,6 +152,9 @@ def build_deck_frames(deck: Deck, model=None) -> dict[str, list[Frame]]:
     """Every frame of a deck, keyed by slide id. A builder that fails raises DeckError naming the
     slide, the step and the builder. A deck that needs a real model is built with ``model`` (default:
     ``attention_talk.model.load()``, which raises ModelMissing when none is installed)."""
+    from attention_talk.frames.chapters import BUILDERS, CHAPTERS
+    from attention_talk.frames.context import BuildContext
+
     if needs_model(deck):
         if model is None:
             from attention_talk.model import ModelMissing, load
@@ -152,7 +173,7 @@ def build_deck_frames(deck: Deck, model=None) -> dict[str, list[Frame]]:
                 out[slide.id].append(build_frame(ctx, i, j))
             except Exception as exc:  # a builder's failure becomes one readable line
                 name = step.frame.builder if step.frame else "-"
-                chapter = CHAPTERS_BY_NAME.get(BUILDERS[name].chapter) if name in BUILDERS else None
+                chapter = {c.name: c for c in CHAPTERS}.get(BUILDERS[name].chapter) if name in BUILDERS else None
                 needs = f" (the {chapter.name} chapter's builders need {chapter.needs})" if chapter else ""
                 raise DeckError(Path(f"{deck.id}.yaml"), [
                     f"slide {i + 1} ({slide.id}) › step {j + 1} › field frame: builder {name!r} "

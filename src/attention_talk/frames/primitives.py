@@ -16,9 +16,11 @@ Kind = Literal["input", "query", "key", "value", "scores", "mask", "weights", "o
 
 
 class Strict(BaseModel):
-    """A frame model: unknown keys are an error, never silently dropped."""
+    """A frame model: unknown keys are an error, never silently dropped. Its validator and
+    serialiser are built on first use, not at import (``defer_build``): the web app imports the
+    frame models at start-up for its schemas, and builds frames only after it answers."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Box(Strict):

@@ -12,8 +12,10 @@ file (``tokenizer``), and every layer runs in NumPy float64 (``forward``) with R
 grouped-query attention from ``attention_talk.engine`` — the same code the talk's slides use.
 """
 
-from attention_talk.model.forward import Decoder, Trace, Weights
-from attention_talk.model.gguf_file import (
+from typing import TYPE_CHECKING
+
+from attention_talk.lazy import lazy_exports
+from attention_talk.model.gguf_file import (  # no NumPy, no gguf: the web app's start-up needs these
     ENV_PATH,
     INSTALL_HINT,
     Config,
@@ -23,8 +25,15 @@ from attention_talk.model.gguf_file import (
     package_file,
 )
 from attention_talk.model.loading import Loader, load, loader
-from attention_talk.model.runner import MAX_TOKENS, WANTS, HeadMaps, Model, NextToken, Run
 from attention_talk.model.tokenizer import Tokenizer, TokenizerError
+
+if TYPE_CHECKING:
+    from attention_talk.model.forward import Decoder, Trace, Weights
+    from attention_talk.model.runner import MAX_TOKENS, WANTS, HeadMaps, Model, NextToken, Run
+
+# The NumPy modules load on first use of one of their names (attention_talk/lazy.py).
+lazy_exports(__name__, {**dict.fromkeys(["Decoder", "Trace", "Weights"], "forward"),
+                        **dict.fromkeys(["MAX_TOKENS", "WANTS", "HeadMaps", "Model", "NextToken", "Run"], "runner")})
 
 __all__ = [
     "ENV_PATH",

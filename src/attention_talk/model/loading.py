@@ -13,11 +13,13 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from attention_talk.model.forward import load_weights
 from attention_talk.model.gguf_file import Config, ModelMissing, default_path, open_reader, read_config, resolve_path
-from attention_talk.model.runner import Model
 from attention_talk.model.tokenizer import build_tokenizer
+
+if TYPE_CHECKING:
+    from attention_talk.model.runner import Model
 
 log = logging.getLogger("attention_talk.model")
 
@@ -67,6 +69,9 @@ class Loader:
         self._error = None
 
     def _load(self) -> None:
+        from attention_talk.model.forward import load_weights  # NumPy and the engine: in this thread, not at import
+        from attention_talk.model.runner import Model
+
         try:
             t0 = time.perf_counter()
             path = resolve_path(self.path)

@@ -15,16 +15,18 @@ from attention_talk.web.errors import http_error_handler, validation_error_handl
 from attention_talk.web.head import HeadAsGet
 from attention_talk.web.limits import BodyLimit, Gate, HeaderLimit
 from attention_talk.web.redirects import RelativeRedirects
-from attention_talk.web.routes import api, lab, pages, rooms
+from attention_talk.web.routes import api, health, lab, pages, rooms
 from attention_talk.web.routes.model import router as model_router
 from attention_talk.web.security import SecurityHeaders
 from attention_talk.web.settings import Settings
+from attention_talk.web.startup import lifespan
 from attention_talk.web.store import Store
 
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     settings = settings or Settings()
     app = FastAPI(title="attention-talk", version=__version__, docs_url=None, redoc_url=None,
+                  lifespan=lifespan,  # routes prepared, decks read and built once the server answers
                   redirect_slashes=False,  # RelativeRedirects does it without trusting the Host header
                   description="An animated talk on transformer attention; every number computed "
                               "by a NumPy engine. Frames, decks, costs and a live attention API.")
@@ -46,6 +48,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     app.mount("/static", StaticFiles(directory=data_dir("static")), name="static")
     pages.mount_docs_assets(app)
+    app.include_router(health.router)  # first: its first answer prepares no other route
     app.include_router(api.router)
     app.include_router(model_router)  # the real model (/api/model …): its own router and lifespan
     app.include_router(lab.router)  # the lab page and its JSON (/lab, /api/model/lab, …/derivation)

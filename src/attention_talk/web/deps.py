@@ -12,8 +12,11 @@ from attention_talk.web.settings import Settings
 from attention_talk.web.store import DeckUnavailable, Store
 
 
-async def get_store(request: Request) -> Store:  # async: no thread hop
-    return request.app.state.store
+async def get_store(request: Request) -> Store:  # async: no thread hop once the decks are read
+    store = request.app.state.store
+    if not store.is_read:  # the first requests after start-up: read the decks off the event loop
+        await anyio.to_thread.run_sync(store.read)
+    return store
 
 
 async def get_settings(request: Request) -> Settings:

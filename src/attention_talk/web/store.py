@@ -1,13 +1,16 @@
 """Every deck and every frame, kept as ready-to-send JSON payloads (built from the response models
 in schemas.py; compressed and ETagged by compression.py).
 
-At start-up every deck is only read and checked (``load``: a second or so less before the server
-answers); its frames are built on its first request, once, in the caller's worker thread
-(``ensure``), or before that by ``warm_in_background``, which the app starts as soon as it serves:
-decks from designed inputs at once, a deck that needs the real model (chapter 3) once the model has
-loaded. ``/healthz`` never waits for either. Without the model such a deck stays listed with a
-"needs the model" message, and its URLs answer 503 with the install hint. ``load`` builds the
-designed decks before returning unless told ``eager=False``, as the app's factory does.
+The app's factory makes the store with ``load(eager=False)``, which only checks that the decks
+folder exists: nothing is read, imported or built before the server answers. The decks are read
+and checked on first use (``read``, once, which imports the chapters' builders; the app reads them
+off the event loop, see ``web/deps.py``), and a deck's frames are built on its first request, once,
+in the caller's worker thread (``ensure``), or before that by ``warm_in_background``, which the app
+starts once it serves: decks from designed inputs at once, a deck that needs the real model
+(chapter 3) once the model has loaded. ``/healthz`` never waits for any of it. Without the model
+such a deck stays listed with a "needs the model" message, and its URLs answer 503 with the install
+hint. ``load`` reads the decks and builds the designed ones before returning unless told
+``eager=False``.
 """
 
 from __future__ import annotations
@@ -55,41 +58,77 @@ def split_parts(frames: list[dict]) -> list[dict[str, list[list[dict]]]]:
 
 @dataclass
 class Store:
-    decks: dict[str, Deck] = field(default_factory=dict)
-    errors: list[DeckError] = field(default_factory=list)
+    decks: dict[str, Deck] = field(default_factory=dict)  # built: frames ready to send
     manifests: dict[str, Payload] = field(default_factory=dict)
     frames: dict[tuple[str, str], Payload] = field(default_factory=dict)
     derivations: dict[tuple[str, str], Payload] = field(default_factory=dict)
-    pending: dict[str, Deck] = field(default_factory=dict)  # decks read and checked, frames not built yet
     folder: Path | None = None
-    order: list[str] = field(default_factory=list)
     model_path: Path | None = None
     build_seconds: dict[str, float] = field(default_factory=dict)
+    _pending: dict[str, Deck] = field(default_factory=dict, repr=False)
+    _order: list[str] = field(default_factory=list, repr=False)
+    _errors: list[DeckError] = field(default_factory=list, repr=False)
+    _read: bool = field(default=False, repr=False)
+    _read_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _failed: dict[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, folder: Path, model_path: Path | None = None, eager: bool = True) -> Store:
-        """Every deck in ``folder``, checked; with ``eager`` the frames of those from designed
-        inputs too (the others: on first use, see ``ensure``). A bad deck is logged and skipped; a
-        folder that does not exist is an error (the server must not start with no talk and no word
-        why)."""
+        """The decks in ``folder``: with ``eager``, read and checked now, and the frames of those
+        from designed inputs built (the others: on first use, see ``ensure``); without, nothing is
+        read until first use (``read``). A folder that does not exist is an error either way (the
+        server must not start with no talk and no word why)."""
         if not folder.is_dir():
             raise DecksFolderMissing(f"the decks folder {str(folder)!r} does not exist "
                                      "(set ATTENTION_TALK_DECKS_DIR to a folder of deck YAML files)")
-        decks, errors = load_decks(folder)
-        store = cls(errors=errors, model_path=model_path)
-        store.folder = folder
-        store.pending.update(decks)
-        store.order = list(decks)
+        store = cls(folder=folder, model_path=model_path)
         if eager:
-            for deck_id in [d for d, deck in decks.items() if not needs_model(deck)]:
+            store.read()
+            for deck_id in [d for d, deck in store.pending.items() if not needs_model(deck)]:
                 store.try_ensure(deck_id)
-        log.info("read %d deck(s) from %s%s", len(decks), folder,
-                 f"; {len(store.errors)} skipped (see above)" if store.errors else "")
-        if not store.decks and not store.pending:
-            log.warning("no deck loaded from %s: the index will be empty", folder)
         return store
+
+    @property
+    def is_read(self) -> bool:
+        return self._read
+
+    def read(self) -> None:
+        """Read and check every deck of the folder, once (blocking: the first call imports the
+        chapters' builders and parses the YAML). A bad deck is logged and skipped."""
+        if self._read:
+            return
+        with self._read_lock:
+            if self._read or self.folder is None:
+                self._read = True
+                return
+            decks, errors = load_decks(self.folder)
+            self._errors.extend(errors)
+            self._pending.update(decks)
+            self._order.extend(decks)
+            self._read = True
+        log.info("read %d deck(s) from %s%s", len(decks), self.folder,
+                 f"; {len(errors)} skipped (see above)" if errors else "")
+        if not decks:
+            log.warning("no deck loaded from %s: the index will be empty", self.folder)
+
+    @property
+    def pending(self) -> dict[str, Deck]:
+        """Decks read and checked whose frames are not built yet."""
+        self.read()
+        return self._pending
+
+    @property
+    def order(self) -> list[str]:
+        """Every deck's id in the folder's order."""
+        self.read()
+        return self._order
+
+    @property
+    def errors(self) -> list[DeckError]:
+        """The decks that could not be read or built, each with its reasons."""
+        self.read()
+        return self._errors
 
     def add(self, deck: Deck, frames: dict) -> None:
         """Keep ``deck`` with its manifest and every slide's frames and derivations, each as a ready
@@ -158,7 +197,7 @@ class Store:
             self._failed[deck_id] = f"deck {deck_id!r} could not be built: {'; '.join(exc.errors)}"
             log.error("%s", self._failed[deck_id])
             if self.folder is not None:
-                self.errors.append(DeckError(self.folder / f"{deck_id}.yaml", exc.errors))
+                self._errors.append(DeckError(self.folder / f"{deck_id}.yaml", exc.errors))
             raise DeckUnavailable(self._failed[deck_id]) from None
         self.add(deck, frames)
         del self.pending[deck_id]
@@ -174,19 +213,20 @@ class Store:
             log.info("deck %s not built: %s", deck_id, exc)
             return None
 
+    def warm(self, model: bool = True) -> None:
+        """Read the decks (if not yet) and build those still waiting (blocking): those from designed
+        inputs, and with ``model`` those drawn from the real model. A deck that cannot be built is
+        left for its requests to report."""
+        self.read()
+        for deck_id in [d for d, deck in list(self._pending.items()) if model or not needs_model(deck)]:
+            self.try_ensure(deck_id)
+
     def warm_in_background(self, model: bool = True) -> threading.Thread | None:
-        """Build the decks still waiting, in a daemon thread, so the first visitor does not wait:
-        those from designed inputs, and with ``model`` those drawn from the real model (call it
-        after the model has loaded). A missing model is left for the deck's requests to report."""
-        waiting = [d for d, deck in self.pending.items() if model or not needs_model(deck)]
-        if not waiting:
+        """``warm`` in a daemon thread, so the first visitor does not wait (with ``model``: call it
+        after the model has loaded). None when every deck is already built."""
+        if self._read and not [d for d, deck in self._pending.items() if model or not needs_model(deck)]:
             return None
-
-        def build() -> None:
-            for deck_id in waiting:
-                self.try_ensure(deck_id)
-
-        thread = threading.Thread(target=build, name="warm-decks", daemon=True)
+        thread = threading.Thread(target=self.warm, args=(model,), name="warm-decks", daemon=True)
         thread.start()
         return thread
 

@@ -1,18 +1,16 @@
-"""JSON API: decks, frames, the live attention chain, the cost model, health."""
+"""JSON API: decks, frames, the live attention chain, the cost model (health: ``health.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Annotated
 
 import anyio
 import orjson
-from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
 
 from attention_talk.engine.costs import PRESETS, costs
-from attention_talk.playground import chain_json, response_numbers, run_chain
+from attention_talk.playground_tensors import response_numbers
 from attention_talk.web.compression import cached_json, compress_fast
 from attention_talk.web.deps import DeckDep, SettingsDep, SlideId, StoreDep
 from attention_talk.web.responses import JSON
@@ -23,33 +21,17 @@ from attention_talk.web.schemas import (
     AttentionRequest,
     Costs,
     DeckSummary,
-    Health,
     Manifest,
     SlideDerivations,
     SlideFrames,
 )
 
-
-@asynccontextmanager
-async def warm(app: FastAPI) -> AsyncIterator[None]:
-    """The server answers at once; the decks from designed inputs build in a background thread
-    (a request for one that is not built yet builds it itself, see Store.ensure)."""
-    app.state.store.warm_in_background(model=False)
-    yield
-
-
-router = APIRouter(prefix="", default_response_class=JSON, responses=ERRORS, lifespan=warm)
+router = APIRouter(prefix="", default_response_class=JSON, responses=ERRORS)
 
 
 def ok(model: type) -> dict:
     """Document a 200 whose bytes the route builds itself (precomputed, or NumPy via orjson)."""
     return {200: {"model": model, "description": "Successful Response"}}
-
-
-@router.get("/healthz", tags=["meta"], response_model=Health)
-async def healthz() -> dict:
-    """Liveness: the app is up and its frames are loaded."""
-    return {"status": "ok"}
 
 
 @router.get("/api/decks", tags=["decks"], response_model=list[DeckSummary])
@@ -104,6 +86,8 @@ async def attention(req: AttentionRequest, request: Request, settings: SettingsD
 def attention_body(req: AttentionRequest, d_k: int, accept_encoding: str) -> tuple[bytes, str | None]:
     """The response bytes, compressed as the client accepts (blocking: runs in a worker thread).
     orjson writes the NumPy arrays directly, far faster than validating them again."""
+    from attention_talk.playground import chain_json, run_chain  # NumPy: on the first request, not at start-up
+
     chain = run_chain(req.token_list, d_model=req.d_model, heads=req.heads, d_k=d_k, causal=req.causal,
                       temperature=req.temperature, seed=req.seed)
     data = chain_json(chain, d_model=req.d_model, heads=req.heads, d_k=d_k, digits=req.digits,

@@ -13,7 +13,6 @@ from fastapi.responses import HTMLResponse
 
 from attention_talk.model import TokenizerError
 from attention_talk.web.deps import SettingsDep
-from attention_talk.web.lab_data import FieldError, attention_cell, model_cell, model_lab
 from attention_talk.web.lab_schemas import AttentionCellRequest, Cell, ModelCellRequest, ModelLab, ModelLabRequest
 from attention_talk.web.responses import JSON
 from attention_talk.web.routes.model import UNAVAILABLE, load_model, model_runs
@@ -21,6 +20,14 @@ from attention_talk.web.routes.pages import templates
 from attention_talk.web.schemas import BUSY, ERRORS
 
 router = APIRouter(default_response_class=JSON, responses=ERRORS)
+
+
+def _data():
+    """``web/lab_data.py`` (NumPy, the frames kit, the model's runner): imported by the first lab
+    request, not at start-up."""
+    from attention_talk.web import lab_data
+
+    return lab_data
 
 
 def ok(model: type) -> dict:
@@ -37,7 +44,7 @@ async def _answer(fn, *args, limiter: anyio.CapacityLimiter | None = None) -> JS
     """``fn(*args)`` in a worker thread; a request that does not fit the model or sentence → 422."""
     try:
         return JSON(await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter))
-    except (FieldError, TokenizerError) as exc:  # 'layer: …', 'row: …', 'text: …'
+    except (_data().FieldError, TokenizerError) as exc:  # 'layer: …', 'row: …', 'text: …'
         raise HTTPException(status_code=422, detail=str(exc)) from None
 
 
@@ -48,7 +55,7 @@ async def model_lab_view(req: ModelLabRequest, request: Request) -> JSON:
     cells a side, compact bytes: 30 × 9 maps of 16² cells are 69,120 bytes, against 1.1 million
     weights in full for 64 tokens). Layer and head are 0-based."""
     model = await load_model(request)
-    return await _answer(model_lab, model, req, limiter=model_runs())
+    return await _answer(_data().model_lab, model, req, limiter=model_runs())
 
 
 @router.post("/api/model/derivation", tags=["model"], responses={**ok(Cell), **UNAVAILABLE})
@@ -56,7 +63,7 @@ async def model_derivation(req: ModelCellRequest, request: Request) -> JSON:
     """How one cell of one head's map was computed (q·k term by term, the scale and mask, or the
     softmax of its row): parts that add up to the cell, as the talk's panels draw them."""
     model = await load_model(request)
-    return await _answer(model_cell, model, req, limiter=model_runs())
+    return await _answer(_data().model_cell, model, req, limiter=model_runs())
 
 
 @router.post("/api/attention/derivation", tags=["engine"], responses={**ok(Cell), **BUSY})
@@ -64,4 +71,4 @@ async def attention_derivation(req: AttentionCellRequest, request: Request, sett
     """How one cell of one head of ``POST /api/attention``'s chain was computed (same settings,
     plus the 0-based head, the map and the cell)."""
     async with request.app.state.attention_gate.slot():
-        return await _answer(attention_cell, req)
+        return await _answer(_data().attention_cell, req)

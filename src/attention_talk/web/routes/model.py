@@ -8,17 +8,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
+from typing import TYPE_CHECKING
 
 import anyio
-import numpy as np
 from anyio.lowlevel import RunVar
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 
-from attention_talk.model import INSTALL_HINT, Loader, Model, ModelFileError, ModelMissing, loader
-from attention_talk.model.runner import pick
+from attention_talk.model import INSTALL_HINT, Loader, ModelFileError, ModelMissing, loader
 from attention_talk.web.model_schemas import MAX_WEIGHTS, ModelAttention, ModelAttentionRequest, ModelInfo
 from attention_talk.web.responses import JSON
 from attention_talk.web.schemas import ERRORS, Error
+from attention_talk.web.startup import after_start, in_background
+
+if TYPE_CHECKING:
+    from attention_talk.model import Model
 
 _RUNS: RunVar[anyio.CapacityLimiter] = RunVar("model_runs")
 UNAVAILABLE = {503: {"model": Error, "description": f"No model: {INSTALL_HINT}"}}
@@ -26,12 +29,19 @@ UNAVAILABLE = {503: {"model": Error, "description": f"No model: {INSTALL_HINT}"}
 
 @asynccontextmanager
 async def preload(app: FastAPI) -> AsyncIterator[None]:
-    """Start loading the model in a background thread, then build the decks that need it (chapter 3);
-    the app starts serving at once."""
+    """Once the server answers (``web/startup.py``), start loading the model in a background thread,
+    then build the decks that need it (chapter 3)."""
     settings = app.state.settings
-    if settings.model_preload and loader(settings.model_path).start():
-        app.state.store.warm_in_background()
-    yield
+
+    def start() -> None:
+        if loader(settings.model_path).start():  # then the decks drawn from the model, once it has loaded
+            in_background(app.state.store.warm, "warm-model-decks")
+
+    if not settings.model_preload:
+        yield
+        return
+    async with after_start(start):
+        yield
 
 
 router = APIRouter(default_response_class=JSON, responses={**ERRORS, **UNAVAILABLE}, tags=["model"],
@@ -70,6 +80,10 @@ async def model_info(request: Request) -> dict:
 
 def attention_json(model: Model, req: ModelAttentionRequest) -> dict:
     """Run the text and shape the maps asked for; ValueError ('layers: …') for a bad request."""
+    import numpy as np  # with the model's runner: on the first request, not at start-up
+
+    from attention_talk.model.runner import pick
+
     n = len(model.tokenize(req.text))
     layers, heads = pick("layers", req.layers, model.config.layers), pick("heads", req.heads, model.config.heads)
     cells = len(layers) * len(heads) * n * n

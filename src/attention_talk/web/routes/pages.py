@@ -10,7 +10,6 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
 
 from attention_talk.deck import Deck
 from attention_talk.frames.model import STAGE_H, STAGE_W
@@ -19,12 +18,12 @@ from attention_talk.web.deps import DeckId, StoreDep, get_deck
 from attention_talk.web.keys import KEYS, PRESENTER_KEYS
 from attention_talk.web.modules import module_graph
 from attention_talk.web.schemas import Manifest
+from attention_talk.web.templates import Templates
 
 log = logging.getLogger(__name__)
 router = APIRouter(default_response_class=HTMLResponse)
-templates = Jinja2Templates(directory=str(data_dir("templates")))
 # The stage size, one source for the page (base.html) and the canvas viewBox (slides/matrix.html).
-templates.env.globals.update(stage_w=STAGE_W, stage_h=STAGE_H, modulepreload=module_graph)
+templates = Templates(data_dir("templates"), stage_w=STAGE_W, stage_h=STAGE_H, modulepreload=module_graph)
 
 
 class DeckPageUnavailable(Exception):

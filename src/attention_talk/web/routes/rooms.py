@@ -5,13 +5,13 @@ stops with this router's lifespan."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated
 from urllib.parse import urlsplit
 
-import segno
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Request, Response, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse
 
@@ -63,6 +63,8 @@ async def find_room(hub: RoomHub, code: str) -> tuple[str, RoomInfo]:
 
 
 def qr_svg(url: str) -> Response:
+    import segno  # on the first QR code, not at start-up
+
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", xmldecl=False, scale=8, border=2, dark="#000", light="#fff",
                                     title="QR code")
@@ -150,6 +152,8 @@ async def room_socket(ws: WebSocket, code: str) -> None:
             await ws.close(1008, body["message"][:120])
         return
     store = ws.app.state.store
+    if not store.is_read:  # a room made by another worker: read the decks in a thread while the socket says hello
+        asyncio.get_running_loop().run_in_executor(None, store.read)  # (a presenter's first move reads them)
     normal = normalise_code(code) or code[:20]
 
     def deck_steps(deck_id: str) -> list[int] | None:
