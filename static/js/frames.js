@@ -1,8 +1,11 @@
 // Fetches the frames of every slide once: the first slide's at once, the others after the first
 // step is painted (prefetch), so that stepping never waits on the network and the first paint
 // waits for no more than it shows. The cells' derivations (most of the bytes) come separately,
-// per slide, when a derivation panel needs them (derivations).
+// per slide, when a derivation panel needs them (derivations). A slide's frames are handed out only
+// once the views of their widget kinds are loaded (views/widget-views.js), so whoever draws a frame
+// it gets (peek, load) draws it at once.
 import { framesUrl } from "./lib/site.js";
+import { loadWidgetViews } from "./views/widget-views.js";
 
 export class FrameStore {
   constructor(deckId, slides) {
@@ -22,7 +25,8 @@ export class FrameStore {
           if (!r.ok) throw new Error(`frames for ${slideId}: HTTP ${r.status}`);
           return r.json();
         })
-        .then((data) => { this.loaded.set(slideId, data.frames); return data.frames; })
+        .then((data) => loadWidgetViews(data.frames).then(() => data.frames))
+        .then((frames) => { this.loaded.set(slideId, frames); return frames; })
         .catch((err) => { this.pending.delete(slideId); throw err; });
       this.pending.set(slideId, p);
     }
