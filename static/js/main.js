@@ -58,7 +58,9 @@ async function later() {
     const after = [room ? new followerM.RoomFollowerController(player, root, room) : new speakerM.SpeakerController(player),
       room ? null : new qrM.RoomQrController(player, root), new ThemeController(player),
       new TokenPickerKeys(player, root), new TouchController(player, document)].filter(Boolean);
-    return [before, after];
+    // A part read before the on-screen buttons were there: they learn which (readingpart) now.
+    const bound = () => { if (early.reading.parts?.length) early.reading.show(false); };
+    return [before, after, bound];
   };
 }
 

@@ -38,8 +38,8 @@ function painted(first) {
  * Start the page whose root element has id `rootId`. `page` says what differs between pages:
  *   stage(app)     the controllers that show the step (stage, captions, previews…), bound first;
  *   later()        loads the page's controllers that wait for the first paint: a Promise of a maker,
- *                  (app) → [before, after], those bound before the shared ones (help, blackout, jump,
- *                  overview, fullscreen) and after them, in order;
+ *                  (app) → [before, after, bound?], those bound before the shared ones (help, blackout,
+ *                  jump, overview, fullscreen) and after them, in order; bound() runs once all are;
  *   css            style sheets (static/css) the later controllers need, applied before they are made;
  *   slidesFrom     the element whose slide <section>s the overview copies;
  *   blackout       {host, label}: where the blackout layer goes (default: the root) and its text;
@@ -80,13 +80,14 @@ async function bindLater(app, page, keyboard) {
   const none = () => [[], []];
   const [, makeLater, makeShared, { SyncController }] = await Promise.all([stylesheets(page.css ?? []),
     page.later?.() ?? none, shared(), import("./controllers/sync.js")]);
-  const [before, after] = makeLater(app);
+  const [before, after, bound] = makeLater(app);
   const added = [...before, ...makeShared(app, page), ...after];
   const state = { ...player.state };
   for (const c of added) {
     c.bind();
     c.update(state, { state, previous: state, source: "start" });
   }
+  bound?.();
   keyboard.unbind();
   keyboard.bind();
   // after start-up: asks the other windows where we are
