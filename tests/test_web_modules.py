@@ -79,5 +79,7 @@ def test_the_pages_carry_those_links(client) -> None:
         html = client.get(f"/talk/{deck}").text
         assert PRELOAD.findall(html) == list(first_paint_modules("main.js"))
         assert 'href="/static/css/present.css"' not in html and 'href="/static/css/reading.css"' not in html
+        assert '"notes":' not in html  # the speaker notes stay in the speaker view
         presenter = client.get(f"/talk/{deck}/presenter").text
         assert PRELOAD.findall(presenter) == list(first_paint_modules("presenter.js"))
+        assert '"notes":' in presenter

@@ -72,9 +72,14 @@ def first_kinds(store: Store, deck: Deck) -> tuple[str, ...]:
     return _KINDS[payload.etag]
 
 
-def manifest(deck: Deck) -> dict:
-    """The deck's manifest for the page's JSON data block: the same model as /api/decks/{deck}."""
-    return Manifest.of(deck).model_dump(mode="json")
+def manifest(deck: Deck, notes: bool = True) -> dict:
+    """The deck's manifest for the page's JSON data block: the same model as /api/decks/{deck};
+    without ``notes``, the slides' speaker notes left out (the audience's pages never show them)."""
+    data = Manifest.of(deck).model_dump(mode="json")
+    if not notes:
+        for slide in data["slides"]:
+            del slide["notes"]
+    return data
 
 
 @router.get("/", include_in_schema=False)
@@ -87,7 +92,7 @@ def index(request: Request, store: StoreDep) -> HTMLResponse:
 def talk(request: Request, deck: DeckDep, store: StoreDep) -> HTMLResponse:
     """The player: every slide's shell and every step's words, rendered on the server."""
     return templates.TemplateResponse(request, "talk.html", {
-        "deck": deck, "manifest": manifest(deck), "keys": KEYS, "kinds": first_kinds(store, deck),
+        "deck": deck, "manifest": manifest(deck, notes=False), "keys": KEYS, "kinds": first_kinds(store, deck),
         "frame_ancestors": request.app.state.settings.frame_ancestors.split()})
 
 

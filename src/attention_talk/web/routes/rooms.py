@@ -117,7 +117,7 @@ async def join(code: CodePath, request: Request, hub: HubDep, store: StoreDep) -
     normal, info = await find_room(hub, code)
     deck = await get_deck(info.deck, store)
     return templates.TemplateResponse(request, "talk.html", {
-        "deck": deck, "manifest": manifest(deck), "keys": FOLLOWER_KEYS, "room": room_data(normal, info),
+        "deck": deck, "manifest": manifest(deck, notes=False), "keys": FOLLOWER_KEYS, "room": room_data(normal, info),
         "kinds": first_kinds(store, deck), "frame_ancestors": request.app.state.settings.frame_ancestors.split()})
 
 
