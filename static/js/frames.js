@@ -1,5 +1,5 @@
-// Fetches the frames of every slide once: the first slide's at once, the others after the first
-// step is painted (prefetch), so that stepping never waits on the network and the first paint
+// Fetches the frames of every slide once: the first slide's at once, the others in the background
+// once the page is painted and whole (prefetch), so that stepping never waits on the network and the first paint
 // waits for no more than it shows. The cells' derivations (most of the bytes) come separately,
 // per slide, when a derivation panel needs them (derivations). A slide's frames are handed out only
 // once the views of their widget kinds are loaded (views/widget-views.js), so whoever draws a frame
@@ -32,11 +32,13 @@ export class FrameStore {
     }
     return this.pending.get(slideId);
   }
-  /** Load `first` now, then every other slide in the background once the first is painted. */
-  prefetch(first) {
+  /** Load `first` now, then every other slide in the background once `after` settles (by default:
+   * once the first is painted). */
+  prefetch(first, after = null) {
     const firstLoad = this.load(first);
     const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-    firstLoad.then(painted, painted).then(() => {
+    const start = after ?? firstLoad.then(painted, painted);
+    start.then(() => {
       for (const s of this.slides) this.load(s.id).catch(() => {});
     });
     return firstLoad;
