@@ -28,9 +28,10 @@ async function shared() {
   };
 }
 
-/** Resolves once the first step is painted (or its frames failed: then there is nothing to wait for). */
+/** Resolves once the first step is painted (or its frames failed: then there is nothing to wait for):
+ * a frame after the one that drew it, so that nothing loaded later competes with that paint. */
 function painted(first) {
-  const next = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  const next = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
   return first.then(next, next);
 }
 
