@@ -52,13 +52,14 @@ def visible(page, selector: str) -> bool:
     return page.evaluate("s => [...document.querySelectorAll(s)].some((el) => el.checkVisibility())", selector)
 
 
-@pytest.mark.parametrize("key, selector", [("?", "#help"), ("o", "#overview"), ("b", ".blackout[data-blackout=black]"),
+@pytest.mark.parametrize("key, selector", [("?", "#help"), ("o", "#overview"), ("q", "#room-qr"),
+                                           ("b", ".blackout[data-blackout=black]"),
                                            ("w", ".blackout[data-blackout=white]")])
 def test_an_overlay_key_pressed_before_its_controller_opens_it(page, server_url, watch, key, selector) -> None:
     press_early(page, server_url, key)
     page.wait_for_function("s => [...document.querySelectorAll(s)].some((el) => el.checkVisibility())", arg=selector)
     assert visible(page, selector)
-    page.keyboard.press("Escape" if key in "?o" else "ArrowRight")  # blackout: any key returns
+    page.keyboard.press("Escape" if key in "?oq" else "ArrowRight")  # blackout: any key returns
     assert not visible(page, selector)
     assert page.evaluate("location.hash") == "#/2/1"
     watch.assert_clean()
