@@ -1,8 +1,11 @@
-// Fetches the frames of every slide once: the first slide's at once, the others after the first
-// step is painted (prefetch), so that stepping never waits on the network and the first paint
+// Fetches the frames of every slide once: the first slide's at once, the others in the background
+// once the page is painted and whole (prefetch), so that stepping never waits on the network and the first paint
 // waits for no more than it shows. The cells' derivations (most of the bytes) come separately,
-// per slide, when a derivation panel needs them (derivations).
+// per slide, when a derivation panel needs them (derivations). A slide's frames are handed out only
+// once the views of their widget kinds are loaded (views/widget-views.js), so whoever draws a frame
+// it gets (peek, load) draws it at once.
 import { framesUrl } from "./lib/site.js";
+import { loadWidgetViews } from "./views/widget-views.js";
 
 export class FrameStore {
   constructor(deckId, slides) {
@@ -22,17 +25,20 @@ export class FrameStore {
           if (!r.ok) throw new Error(`frames for ${slideId}: HTTP ${r.status}`);
           return r.json();
         })
-        .then((data) => { this.loaded.set(slideId, data.frames); return data.frames; })
+        .then((data) => loadWidgetViews(data.frames).then(() => data.frames))
+        .then((frames) => { this.loaded.set(slideId, frames); return frames; })
         .catch((err) => { this.pending.delete(slideId); throw err; });
       this.pending.set(slideId, p);
     }
     return this.pending.get(slideId);
   }
-  /** Load `first` now, then every other slide in the background once the first is painted. */
-  prefetch(first) {
+  /** Load `first` now, then every other slide in the background once `after` settles (by default:
+   * once the first is painted). */
+  prefetch(first, after = null) {
     const firstLoad = this.load(first);
     const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-    firstLoad.then(painted, painted).then(() => {
+    const start = after ?? firstLoad.then(painted, painted);
+    start.then(() => {
       for (const s of this.slides) this.load(s.id).catch(() => {});
     });
     return firstLoad;

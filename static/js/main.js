@@ -3,42 +3,79 @@
 // controls, reading on a phone, the token picker, the live room's QR code), and embedding in another
 // page (?embed=1, postMessage). The same page at /join/{code} (a #room-data block) follows a live room
 // instead, and keeps out of this browser's other windows of the deck (no BroadcastChannel sync).
+// The first paint needs only the stage, the caption, the progress and the lab link (and, on a phone
+// held upright, at a larger text size or embedded, what reads or frames the stage: loaded first);
+// the rest loads just after it (startup.js), its style sheets applied before it draws anything.
 import { CaptionController } from "./controllers/caption.js";
-import { DerivationController } from "./controllers/derivation.js";
-import { EmbedController } from "./controllers/embed.js";
 import { LabLinkController } from "./controllers/lab-link.js";
-import { OnscreenController } from "./controllers/onscreen.js";
 import { ProgressController } from "./controllers/progress.js";
-import { RoomFollowerController } from "./controllers/room-follower.js";
-import { RoomQrController } from "./controllers/room-qr.js";
-import { SpeakerController } from "./controllers/speaker.js";
-import { ReadingController } from "./controllers/reading.js";
 import { StageController } from "./controllers/stage.js";
-import { TextSizeController } from "./controllers/text-size.js";
-import { ThemeController } from "./controllers/theme.js";
-import { TokenPickerKeys } from "./controllers/token-picker.js";
-import { TouchController } from "./controllers/touch.js";
 import { readJson } from "./lib/page-data.js";
+import { stageLayout, storedTextSize } from "./lib/stage-size.js";
+import { stylesheets } from "./lib/stylesheet.js";
 import { boot } from "./startup.js";
 
 const root = document.getElementById("player");
 const room = document.getElementById("room-data") ? readJson("room-data") : null;
+const embedded = new URLSearchParams(location.search).get("embed") === "1";
+const reads = storedTextSize() !== 1 || stageLayout(window.innerWidth, window.innerHeight).reading;
+
+const [readingModule, textSizeModule, embedModule] = await Promise.all([
+  reads ? import("./controllers/reading.js") : null, reads ? import("./controllers/text-size.js") : null,
+  embedded ? import("./controllers/embed.js") : null,
+  stylesheets([...(reads ? ["reading.css"] : []), ...(embedded ? ["present.css"] : [])])]);
+
+const early = { stage: null, reading: null, textSize: null };
+
+/** Reading a part at a time and the text size: made before the first paint when it reads. */
+function readingControllers({ ReadingController }, { TextSizeController }, { player, frames }) {
+  early.reading = new ReadingController(player, root, frames, early.stage);
+  early.textSize = new TextSizeController(player, early.stage);
+  return [early.reading, early.textSize];
+}
+
+/** What waits for the first paint: loaded, then made in the order they bind. */
+async function later() {
+  const [{ DerivationController }, { OnscreenController }, readingM, textSizeM, speakerM, followerM, qrM,
+    { ThemeController }, { TokenPickerKeys }, { TouchController }] = await Promise.all([
+    import("./controllers/derivation.js"), import("./controllers/onscreen.js"),
+    readingModule ?? import("./controllers/reading.js"), textSizeModule ?? import("./controllers/text-size.js"),
+    room ? null : import("./controllers/speaker.js"), room ? import("./controllers/room-follower.js") : null,
+    room ? null : import("./controllers/room-qr.js"), import("./controllers/theme.js"),
+    import("./controllers/token-picker.js"), import("./controllers/touch.js")]);
+  return (app) => {
+    const { player, frames } = app;
+    const { stage } = early;
+    const derivations = new DerivationController(player, root, frames);
+    stage.derivations = derivations;
+    if (stage.shown) derivations.attach(...stage.shown);
+    const before = [derivations];
+    if (!early.reading) {
+      before.push(...readingControllers(readingM, textSizeM, app));
+      if (stage.shown) early.reading.drawn({ slide: stage.shown[1].slide, step: stage.shown[1].step });
+    }
+    before.push(new OnscreenController(player, root, { reading: early.reading, textSize: early.textSize }));
+    const after = [room ? new followerM.RoomFollowerController(player, root, room) : new speakerM.SpeakerController(player),
+      room ? null : new qrM.RoomQrController(player, root), new ThemeController(player),
+      new TokenPickerKeys(player, root), new TouchController(player, document)].filter(Boolean);
+    // A part read before the on-screen buttons were there: they learn which (readingpart) now.
+    const bound = () => { if (early.reading.parts?.length) early.reading.show(false); };
+    return [before, after, bound];
+  };
+}
 
 boot("player", {
-  stage({ player, frames }) {
+  stage(app) {
+    const { player, frames } = app;
     const caption = new CaptionController(player, root);
-    const derivations = new DerivationController(player, root, frames);
-    const stage = new StageController(player, root, frames, { caption, derivations });
-    const reading = new ReadingController(player, root, frames, stage);
-    const textSize = new TextSizeController(player, stage);
-    return [stage, caption, derivations, new ProgressController(player, root), reading, textSize,
-      new OnscreenController(player, root, { reading, textSize })];
+    early.stage = new StageController(player, root, frames, { caption });
+    const shown = [early.stage, caption, new ProgressController(player, root), new LabLinkController(player, root)];
+    if (reads) shown.push(...readingControllers(readingModule, textSizeModule, app));
+    if (embedded) shown.push(new embedModule.EmbedController(player, root, readJson("embed-data").frame_ancestors));
+    return shown;
   },
+  later,
+  css: ["present.css", "rooms.css", "reading.css"],
   slidesFrom: root.querySelector("#stage"),
-  more: ({ player }) => [room ? new RoomFollowerController(player, root, room) : new SpeakerController(player),
-    room ? null : new RoomQrController(player, root), new ThemeController(player),
-    new TokenPickerKeys(player, root), new TouchController(player, document),
-    new EmbedController(player, root, readJson("embed-data").frame_ancestors),
-    new LabLinkController(player, root)].filter(Boolean),
   sync: !room,
 });

@@ -1,10 +1,17 @@
-"""The player's ES modules, for ``<link rel="modulepreload">``: a page names its entry module and
-gets every module that entry imports, directly or not, so the browser fetches them all at once
-instead of discovering them one import level at a time (a waterfall of round trips)."""
+"""The player's ES modules, for ``<link rel="modulepreload">``: a page names its entry module (and
+the widget kinds its first slide draws) and gets every module its first paint needs, so the browser
+fetches them all at once instead of discovering them one import level at a time (a waterfall of
+round trips), and fetches nothing else before that paint.
+
+Only static imports are followed: what a module loads with ``import()`` (the controllers bound after
+the first paint, in ``startup.js`` and ``main.js``; the widget views of later slides) waits until it
+is needed. A widget kind's view is the module named for it in ``views/widget-views.js``'s table
+(``"kind": () => import("./kind.js")``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from pathlib import PurePosixPath
 
@@ -12,12 +19,15 @@ from attention_talk.paths import data_dir
 
 _IMPORT = re.compile(r"""^\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}/[^'"]+)['"]"""
                      r"""|^\s*import\s+['"](\.{1,2}/[^'"]+)['"]""", re.M)
+_VIEW = re.compile(r"""^\s*["']?([\w-]+)["']?\s*:\s*\(\)\s*=>\s*import\(\s*["'](\./[^'"]+)["']\s*\)""", re.M)
+VIEWS_TABLE = "views/widget-views.js"
 
 
 @cache
 def module_graph(entry: str) -> tuple[str, ...]:
-    """``/static/js/…`` URLs of every module ``entry`` (a path under static/js) imports, entry
-    excluded, in the order they are first reached (breadth first: the nearest first)."""
+    """``/static/js/…`` URLs of every module ``entry`` (a path under static/js) imports statically,
+    directly or not, entry excluded, in the order they are first reached (breadth first: the
+    nearest first)."""
     root = data_dir("static") / "js"
     seen: dict[str, None] = {}
     queue = [PurePosixPath(entry)]
@@ -31,6 +41,31 @@ def module_graph(entry: str) -> tuple[str, ...]:
                 seen[key] = None
                 queue.append(target)
     return tuple(f"/static/js/{m}" for m in seen)
+
+
+@cache
+def widget_views() -> dict[str, str]:
+    """Widget kind → the path (under static/js) of the view module that draws it."""
+    table = (data_dir("static") / "js" / VIEWS_TABLE).read_text(encoding="utf-8")
+    base = PurePosixPath(VIEWS_TABLE).parent
+    return {kind: _normal(base / path) for kind, path in _VIEW.findall(table)}
+
+
+@cache
+def _first_paint(entry: str, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    urls = dict.fromkeys(module_graph(entry))
+    views = widget_views()
+    for kind in kinds:
+        if kind in views:
+            urls.update(dict.fromkeys((f"/static/js/{views[kind]}", *module_graph(views[kind]))))
+    urls.pop(f"/static/js/{entry}", None)
+    return tuple(urls)
+
+
+def first_paint_modules(entry: str, kinds: Iterable[str] = ()) -> tuple[str, ...]:
+    """What a page's first paint loads: ``entry``'s static graph, then the view of each widget kind
+    in ``kinds`` (those its first slide draws) with its own static graph, each URL once."""
+    return _first_paint(entry, tuple(sorted(set(kinds))))
 
 
 def _normal(path: PurePosixPath) -> str:

@@ -2,18 +2,14 @@
 // smaller in steps (lib/stage-size.js TEXT_SIZES), 0 returns to the designed size; the choice is
 // kept for the next visit. Larger than the window, the stage is read a part at a time
 // (controllers/reading.js) instead of overflowing out of sight.
-import { TEXT_SIZES } from "../lib/stage-size.js";
+import { TEXT_SIZE_KEY as STORAGE_KEY, TEXT_SIZES, storedTextSize } from "../lib/stage-size.js";
 import { Controller } from "./controller.js";
-
-const STORAGE_KEY = "attention-talk-text-size";
 
 export class TextSizeController extends Controller {
   constructor(player, stage) {
     super(player);
     this.stage = stage;
-    let stored = 1;
-    try { stored = Number(localStorage.getItem(STORAGE_KEY)) || 1; } catch (e) { /* storage off */ }
-    this.index = Math.max(0, TEXT_SIZES.indexOf(stored));
+    this.index = TEXT_SIZES.indexOf(storedTextSize());
     player.register("textBigger", () => this.set(this.index + 1));
     player.register("textSmaller", () => this.set(this.index - 1));
     player.register("textReset", () => this.set(0));

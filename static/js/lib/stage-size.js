@@ -17,6 +17,15 @@ export const SMALLEST_TEXT = 20;
 export const READABLE_PX = 14;
 /** The text sizes the reader can choose (keys + - 0 and the on-screen A− A+), as factors. */
 export const TEXT_SIZES = [1, 1.25, 1.5, 1.75, 2];
+/** Where the chosen text size is kept for the next visit (controllers/text-size.js). */
+export const TEXT_SIZE_KEY = "attention-talk-text-size";
+
+/** The text size chosen on an earlier visit (one of TEXT_SIZES), else 1. */
+export function storedTextSize() {
+  let stored = 1;
+  try { stored = Number(localStorage.getItem(TEXT_SIZE_KEY)) || 1; } catch (e) { /* storage off */ }
+  return TEXT_SIZES.includes(stored) ? stored : 1;
+}
 
 /**
  * How the stage is drawn in a `width` × `height` window at text size `textSize`:

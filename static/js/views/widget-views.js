@@ -1,22 +1,38 @@
 // The widget registry, explicitly: one module per widget kind, each registering its view with
-// registerWidget(kind, render) in views/widgets.js. Whoever draws widgets imports renderWidgets
-// from here, so every view is registered first. Add one line per new widget module.
-import "./cards.js";
-import "./dense.js";
-import "./equation.js";
-import "./flash.js";
-import "./flow.js";
-import "./growth.js";
-import "./head-picker.js";
-import "./heads.js";
-import "./histogram.js";
-import "./link.js";
-import "./pipeline.js";
-import "./rnn.js";
-import "./slider.js";
-import "./stack.js";
-import "./token-picker.js";
-import "./tokens.js";
-import "./weight-bars.js";
+// registerWidget(kind, render) in views/widgets.js. A view is loaded when a frame first needs it
+// (frames.js calls loadWidgetViews before it hands a slide's frames out), so the first paint
+// fetches only the views its slide draws; the server modulepreloads those (web/modules.py reads
+// this table). Add one line per new widget module: "kind": () => import("./kind.js").
+const VIEWS = {
+  "cards": () => import("./cards.js"),
+  "dense": () => import("./dense.js"),
+  "equation": () => import("./equation.js"),
+  "flash": () => import("./flash.js"),
+  "flow": () => import("./flow.js"),
+  "growth": () => import("./growth.js"),
+  "head-picker": () => import("./head-picker.js"),
+  "heads": () => import("./heads.js"),
+  "histogram": () => import("./histogram.js"),
+  "link": () => import("./link.js"),
+  "pipeline": () => import("./pipeline.js"),
+  "rnn": () => import("./rnn.js"),
+  "slider": () => import("./slider.js"),
+  "stack": () => import("./stack.js"),
+  "token-picker": () => import("./token-picker.js"),
+  "tokens": () => import("./tokens.js"),
+  "weight-bars": () => import("./weight-bars.js"),
+};
+
+const loading = new Map(); // kind → Promise of its module
+
+/** Load the views of every widget kind in `frames` (each once); resolves when all are registered.
+ * A kind without a view is left to renderWidgets, which says so. */
+export function loadWidgetViews(frames) {
+  const kinds = new Set(frames.flatMap((f) => (f.widgets ?? []).map((w) => w.type)));
+  return Promise.all([...kinds].filter((k) => k in VIEWS).map((k) => {
+    if (!loading.has(k)) loading.set(k, VIEWS[k]().catch((err) => { loading.delete(k); throw err; }));
+    return loading.get(k);
+  }));
+}
 
 export { renderWidgets } from "./widgets.js";

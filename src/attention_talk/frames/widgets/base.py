@@ -40,7 +40,8 @@ class Widget(Strict):
        reads), a ``<Name>Widget(Widget)`` with ``type: Literal["<name>"]`` and ``data: <Name>Data``;
        then add the widget class to ``AnyWidget`` in ``frames/widgets/__init__.py``;
     2. one JS view module in ``static/js/views/`` that calls ``registerWidget("<name>", render)``
-       with the name written out, imported from ``views/widget-views.js``;
+       with the name written out, in a file named for the kind (``views/<name>.js``), and its line
+       in ``views/widget-views.js``'s table: ``"<name>": () => import("./<name>.js")``;
     3. one test entry, if no shipped deck uses the kind yet: a sample ``data`` in ``SAMPLES`` of
        ``tests/test_widgets.py`` (which checks that Python and JS name the same kinds, that the
        OpenAPI schema documents each kind's fields and that every kind validates).

@@ -21,7 +21,7 @@ from attention_talk.rooms.connection import Connection
 from attention_talk.web.deps import SettingsDep, StoreDep, get_deck
 from attention_talk.web.keys import FOLLOWER_KEYS
 from attention_talk.web.responses import JSON
-from attention_talk.web.routes.pages import manifest, templates
+from attention_talk.web.routes.pages import first_kinds, manifest, templates
 from attention_talk.web.schemas import ERRORS, RemoteQrRequest, RoomCreated, RoomRequest
 from attention_talk.web.settings import Settings
 
@@ -117,8 +117,8 @@ async def join(code: CodePath, request: Request, hub: HubDep, store: StoreDep) -
     normal, info = await find_room(hub, code)
     deck = await get_deck(info.deck, store)
     return templates.TemplateResponse(request, "talk.html", {
-        "deck": deck, "manifest": manifest(deck), "keys": FOLLOWER_KEYS, "room": room_data(normal, info),
-        "frame_ancestors": request.app.state.settings.frame_ancestors.split()})
+        "deck": deck, "manifest": manifest(deck, notes=False), "keys": FOLLOWER_KEYS, "room": room_data(normal, info),
+        "kinds": first_kinds(store, deck), "frame_ancestors": request.app.state.settings.frame_ancestors.split()})
 
 
 @router.get("/remote/{code}", include_in_schema=False, response_class=HTMLResponse)
