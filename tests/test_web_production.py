@@ -57,6 +57,16 @@ def test_etag_and_304_with_and_without_compression(client, url, coding) -> None:
     assert raw(client, url, **{"accept-encoding": coding, "if-none-match": '"other"'})[0] == 200
 
 
+@pytest.mark.parametrize("url", ["/static/js/player.js", "/static/css/talk.css", "/static/js/views/matrix.js"])
+def test_static_files_are_revalidated_every_time(client, url) -> None:
+    """The player's files carry no version in their names: a browser must ask again (no-cache)
+    and get a 304 while the file is unchanged, never reuse it on a guess (modules of two versions)."""
+    status, headers, _ = raw(client, url, **{"accept-encoding": "identity"})
+    assert status == 200 and headers["cache-control"] == "no-cache"
+    again, again_headers, _ = raw(client, url, **{"accept-encoding": "identity", "if-none-match": headers["etag"]})
+    assert again == 304 and again_headers["cache-control"] == "no-cache"
+
+
 def test_other_encodings_share_one_validator(client) -> None:
     """A 304 for a br ETag when the client now asks for gzip: same content, so still not modified."""
     _, headers, _ = raw(client, FRAMES, **{"accept-encoding": "br"})

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from attention_talk import __version__
@@ -20,6 +19,7 @@ from attention_talk.web.routes.model import router as model_router
 from attention_talk.web.security import SecurityHeaders
 from attention_talk.web.settings import Settings
 from attention_talk.web.startup import lifespan
+from attention_talk.web.static import Static
 from attention_talk.web.store import Store
 
 
@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.add_middleware(HeadAsGet)
     app.add_middleware(HeaderLimit, max_bytes=settings.max_header_bytes)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
-    app.mount("/static", StaticFiles(directory=data_dir("static")), name="static")
+    app.mount("/static", Static(directory=data_dir("static")), name="static")
     pages.mount_docs_assets(app)
     app.include_router(health.router)  # first: its first answer prepares no other route
     app.include_router(api.router)

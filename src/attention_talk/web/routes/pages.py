@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
 
 from attention_talk.deck import Deck
 from attention_talk.frames.model import STAGE_H, STAGE_W
@@ -19,6 +18,7 @@ from attention_talk.web.deps import DeckId, StoreDep, get_deck
 from attention_talk.web.keys import KEYS, PRESENTER_KEYS
 from attention_talk.web.modules import first_paint_modules
 from attention_talk.web.schemas import Manifest
+from attention_talk.web.static import Static
 from attention_talk.web.templates import Templates
 
 if TYPE_CHECKING:
@@ -127,4 +127,4 @@ def mount_docs_assets(app: FastAPI) -> None:
         log.warning("fastapi-offline is not installed: /docs has no Swagger UI")
         return
     folder = Path(next(iter(spec.submodule_search_locations))) / "static"
-    app.mount("/docs-assets", StaticFiles(directory=folder), name="docs-assets")
+    app.mount("/docs-assets", Static(directory=folder), name="docs-assets")
