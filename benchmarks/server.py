@@ -293,7 +293,8 @@ def attention_only(url: str | None) -> None:
 
 
 def main() -> None:
-    """Every table; ``server.py startup`` prints the start-up table alone."""
+    """Every table; ``server.py startup`` prints the start-up table alone, ``server.py attention [URL]``
+    the attention table alone."""
     load1, load5, _ = os.getloadavg()
     print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, load average "
           f"{load1:.1f} / {load5:.1f} (1 / 5 min) before the run: above the core count, expect noisy numbers\n")
