@@ -103,7 +103,8 @@ def test_a_model_cell_adds_up_to_its_value(client, real_model, tensor) -> None:
 @pytest.mark.parametrize("tensor", ["scores", "masked", "weights"])
 def test_an_illustrative_cell_adds_up_to_its_value(client, tensor) -> None:
     settings = {"text": "a b c d e", "d_model": 12, "heads": 3, "causal": False, "temperature": 2.5, "seed": 7}
-    chain = client.post("/api/attention", json={**settings, "digits": 12, "include": [tensor]}).json()
+    decimals = {"digits": 12, "numbers": "decimal", "include": [tensor]}
+    chain = client.post("/api/attention", json={**settings, **decimals}).json()
     for head, row, col in [(0, 4, 1), (2, 1, 3)]:
         r = client.post(ILL_CELL, json={**settings, "head": head, "tensor": tensor, "row": row, "col": col})
         assert r.status_code == 200, r.text

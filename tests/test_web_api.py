@@ -79,12 +79,16 @@ def test_attention_chain_defaults(client) -> None:
     assert r.status_code == 200
     d = r.json()
     assert d["heads"] == 2 and d["d_k"] == 8 and len(d["per_head"]) == 2
-    # By default only the attention maps (weights), to 4 decimals: a small, quick answer.
-    assert d["include"] == ["weights"] and d["digits"] == 4
+    # By default only the attention maps (weights), to 4 decimals, as integers in units of 10^-4:
+    # a small, quick answer.
+    assert d["include"] == ["weights"] and d["digits"] == 4 and d["numbers"] == "scaled"
     assert set(d["per_head"][0]) == {"head", "weights"}
     assert "concat" not in d and "output" not in d
-    assert all(abs(sum(row) - 1.0) <= 4 * 0.00005 + 1e-12 for row in d["per_head"][0]["weights"])
-    r = client.post("/api/attention", json={"tokens": ["the", "old", "dog", "sleeps"], "digits": 12, "include": [
+    rows = d["per_head"][0]["weights"]
+    assert all(type(x) is int for row in rows for x in row) and rows[0] == [10_000, 0, 0, 0]
+    assert all(abs(sum(row) - 10_000) <= 4 * 0.5 for row in rows)
+    r = client.post("/api/attention", json={"tokens": ["the", "old", "dog", "sleeps"], "digits": 12,
+                                            "numbers": "decimal", "include": [
         "q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]})
     d = r.json()
     h = d["per_head"][0]
@@ -155,12 +159,12 @@ def test_openapi_and_offline_docs(client) -> None:
 
 def test_attention_digits_round_every_number(client) -> None:
     body = {"tokens": ["the", "old", "dog"], "d_model": 8, "heads": 2, "causal": False}
-    full = client.post("/api/attention", json={**body, "digits": 15}).json()
-    two = client.post("/api/attention", json={**body, "digits": 2}).json()
+    full = client.post("/api/attention", json={**body, "digits": 15, "numbers": "decimal"}).json()
+    two = client.post("/api/attention", json={**body, "digits": 2, "numbers": "decimal"}).json()
     assert two["digits"] == 2
     for a, b in zip(full["per_head"][0]["weights"][1], two["per_head"][0]["weights"][1], strict=True):
         assert b == round(a, 2)
-    default = client.post("/api/attention", json=body).json()
+    default = client.post("/api/attention", json={**body, "numbers": "decimal"}).json()
     assert default["digits"] == 4  # compact by default: each weight to ±0.00005
     assert all(abs(sum(row) - 1) <= 3 * 0.00005 + 1e-12 for h in default["per_head"] for row in h["weights"])
     assert client.post("/api/attention", json={**body, "digits": 0}).status_code == 422

@@ -7,7 +7,9 @@ Vaswani's sinusoidal encoding. Projections are drawn from ``default_rng(seed)`` 
 
 A response carries only the tensors its request names in ``include`` (``TENSORS``; by default
 ``DEFAULT_INCLUDE``: the weights alone), and ``response_numbers`` counts the numbers a request
-would return before any work is done, so the web layer can refuse one that is too large.
+would return before any work is done, so the web layer can refuse one that is too large. Only the
+tensors asked for are computed (the maps need Q and K alone), and their numbers are written as
+integers in units of 10^-digits by default (``NUMBER_FORMS``: "scaled", or "decimal").
 """
 
 from __future__ import annotations
@@ -17,30 +19,21 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, cached_property, lru_cache
 
 import numpy as np
+import orjson
 
-from attention_talk.engine import MultiHead, multi_head, sinusoidal_positions
+from attention_talk.engine import Attention, GroupedMaps, grouped_maps, sinusoidal_positions
 from attention_talk.engine.costs import Preset, costs
 
 # The tensor names and sizes live apart, without NumPy: the web app needs them at start-up, this
 # module only on its first request (re-exported here).
 from attention_talk.playground_tensors import DEFAULT_INCLUDE as DEFAULT_INCLUDE
+from attention_talk.playground_tensors import NUMBER_FORMS as NUMBER_FORMS
 from attention_talk.playground_tensors import PER_HEAD, TENSORS
 from attention_talk.playground_tensors import WHOLE as WHOLE
 from attention_talk.playground_tensors import response_numbers as response_numbers
-
-
-@dataclass(frozen=True)
-class Chain:
-    tokens: list[str]
-    x: np.ndarray  # (n, d) embeddings + positions
-    w_q: np.ndarray  # (d, h·d_k)
-    w_k: np.ndarray  # (d, h·d_k)
-    w_v: np.ndarray  # (d, h·d_k)
-    w_o: np.ndarray  # (h·d_k, d)
-    result: MultiHead
 
 
 @lru_cache(maxsize=4096)
@@ -89,14 +82,92 @@ def projections(d_model: int, heads: int, d_k: int, seed: int) -> tuple[np.ndarr
     return drawn
 
 
+@dataclass(frozen=True)
+class Chain:
+    """One multi-head layer over the tokens, each tensor computed when first asked for: the
+    attention maps need Q and K only, so a request for the weights never multiplies by W_V or W_O."""
+
+    tokens: list[str]
+    x: np.ndarray  # (n, d) embeddings + positions
+    w_q: np.ndarray  # (d, h·d_k)
+    w_k: np.ndarray  # (d, h·d_k)
+    w_v: np.ndarray  # (d, h·d_k)
+    w_o: np.ndarray  # (h·d_k, d)
+    heads: int
+    causal: bool
+    temperature: float
+
+    def _split(self, w: np.ndarray) -> np.ndarray:
+        """X·W split into heads: (h, n, d_k), each head's block contiguous."""
+        n = self.x.shape[0]
+        return np.ascontiguousarray((self.x @ w).reshape(n, self.heads, -1).transpose(1, 0, 2))
+
+    @cached_property
+    def q(self) -> np.ndarray:  # (h, n, d_k)
+        return self._split(self.w_q)
+
+    @cached_property
+    def k(self) -> np.ndarray:  # (h, n, d_k)
+        return self._split(self.w_k)
+
+    @cached_property
+    def v(self) -> np.ndarray:  # (h, n, d_k)
+        return self._split(self.w_v)
+
+    @cached_property
+    def maps(self) -> GroupedMaps:  # scores, masked, weights: each (h, n, n)
+        return grouped_maps(self.q, self.k, causal=self.causal, temperature=self.temperature)
+
+    @cached_property
+    def output(self) -> np.ndarray:  # (h, n, d_k): each head's weights · V
+        return self.maps.weights @ self.v
+
+    @cached_property
+    def concat(self) -> np.ndarray:  # (n, h·d_k): the heads' outputs side by side
+        h, n, d_k = self.output.shape
+        return self.output.transpose(1, 0, 2).reshape(n, h * d_k)
+
+    @cached_property
+    def final(self) -> np.ndarray:  # (n, d): the layer's output, concat · W_O
+        return self.concat @ self.w_o
+
+    def head(self, i: int) -> Attention:
+        """Head ``i`` (0-based) with every intermediate, as :func:`engine.attend` gives it."""
+        m = self.maps
+        return Attention(q=self.q[i], k=self.k[i], v=self.v[i], scores=m.scores[i], scale=m.scale,
+                         scaled=m.scaled[i], mask=m.mask, masked=m.masked[i], weights=m.weights[i],
+                         output=self.output[i], temperature=m.temperature)
+
+    def tensor(self, name: str) -> np.ndarray:
+        """One of TENSORS: per head (h, n, ·), or for the layer (n, ·)."""
+        if name in ("scores", "masked", "weights"):
+            return getattr(self.maps, name)
+        return getattr(self, name)
+
+
+@cache
+def one_blas_thread_per_request() -> None:
+    """Limit BLAS to one thread, for good, in this process (called by the attention route's worker).
+
+    The chain's products are small (64 rows at most), so OpenBLAS's own threads buy nothing and,
+    on busy cores, cost a great deal: each product waits for threads to wake. Measured on 2 busy
+    cores (load average 4–5), 64 tokens, d 512, 8 heads: the chain took 104 ms (median) with
+    OpenBLAS's default two threads, 7 ms with one. The server's parallelism is its requests (the
+    attention Gate gives each its worker thread); the model already computes with one thread
+    (``model/threads.py``), so its own limit keeps and restores this one."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
 def run_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: bool,
               temperature: float, seed: int) -> Chain:
+    """The chain for ``tokens``, nothing computed yet beyond X (see :class:`Chain`)."""
     n = len(tokens)
     x = np.stack([token_embedding(t, d_model, seed) for t in tokens])  # (n, d)
     x = x + positions(n, d_model)  # (n, d)
     w_q, w_k, w_v, w_o = projections(d_model, heads, d_k, seed)
-    result = multi_head(x, w_q, w_k, w_v, w_o, heads=heads, causal=causal, temperature=temperature)
-    return Chain(tokens, x, w_q, w_k, w_v, w_o, result)
+    return Chain(tokens, x, w_q, w_k, w_v, w_o, heads=heads, causal=causal, temperature=float(temperature))
 
 
 def chain_costs(n: int, *, d_model: int, heads: int, d_k: int) -> dict[str, dict]:
@@ -113,33 +184,59 @@ def chain_costs(n: int, *, d_model: int, heads: int, d_k: int) -> dict[str, dict
     return {k: v.to_dict() for k, v in out.items()}
 
 
-def _json_matrix(a: np.ndarray, digits: int = 15) -> np.ndarray:
-    """For orjson (OPT_SERIALIZE_NUMPY), which writes rows of floats and NaN as null: so −∞ (a
-    masked score) becomes NaN, hence null, which JSON can carry. Rounded to ``digits`` decimals:
-    a float printed in full takes about 19 bytes, one rounded to 6 decimals about 9."""
-    return np.round(np.where(np.isneginf(a), np.nan, a), digits).astype(np.float64, copy=False)
+NULL = np.iinfo(np.int64).min  # stands for −∞ (a masked score) among integers; written as null
+SAFE = 2.0**53  # integers up to this size are exact in every JSON reader (a double's mantissa)
+
+
+def decimal(a: np.ndarray, digits: int) -> np.ndarray:
+    """``a`` rounded to ``digits`` decimals, −∞ as NaN (orjson writes NaN as null)."""
+    return np.round(np.where(np.isneginf(a), np.nan, a), digits)
+
+
+def scaled(a: np.ndarray, digits: int) -> np.ndarray:
+    """``a`` in units of 10^-digits, rounded to integers (0.1234 → 1234 with 4 digits): about half
+    the bytes of the decimals, and quicker to write. −∞ becomes ``NULL`` (null once written). Should
+    any number reach 2^53 (never at the sizes allowed but with 12 digits or more), the integers stay
+    floats, which JSON writes as 2000000000000000.0 or 1e+18: the same numbers, still exact to a double."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        units = np.rint(a * 10.0**digits)
+    minus_inf = np.isneginf(a)
+    finite = units[~minus_inf]
+    if finite.size and not np.abs(finite).max() < SAFE:
+        return np.where(minus_inf, np.nan, units)
+    ints = np.where(minus_inf, 0.0, units).astype(np.int64)
+    ints[minus_inf] = NULL
+    return ints
+
+
+def json_value(a: np.ndarray) -> np.ndarray | orjson.Fragment:
+    """A (C-contiguous) array as orjson writes it: integers standing for −∞ become null."""
+    if a.dtype == np.int64 and (a == NULL).any():
+        return orjson.Fragment(orjson.dumps(a, option=orjson.OPT_SERIALIZE_NUMPY).replace(
+            str(NULL).encode(), b"null"))
+    return a
 
 
 def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int, digits: int = 15,
-               include: Iterable[str] = TENSORS) -> dict:
-    """The response body: only the tensors named in ``include``, each rounded to ``digits``."""
+               include: Iterable[str] = TENSORS, numbers: str = "decimal") -> dict:
+    """The response body: only the tensors named in ``include``, each rounded to ``digits``, as
+    decimals or as integers in units of 10^-digits (``numbers``, one of NUMBER_FORMS). Only the
+    tensors asked for are computed (see :class:`Chain`)."""
     wanted = set(include)
-
-    def m(a: np.ndarray) -> np.ndarray:
-        return _json_matrix(a, digits)
-
+    form = scaled if numbers == "scaled" else decimal
+    stacks = {name: form(chain.tensor(name), digits) for name in TENSORS if name in wanted}
     heads_json = [
-        {"head": i + 1, **{name: m(getattr(h, name)) for name in PER_HEAD if name in wanted}}
-        for i, h in enumerate(chain.result.heads)
+        {"head": i + 1, **{name: json_value(stacks[name][i]) for name in PER_HEAD if name in wanted}}
+        for i in range(heads)
     ]
     out = {
         "tokens": chain.tokens, "d_model": d_model, "heads": heads, "d_k": d_k, "digits": digits,
-        "include": [t for t in TENSORS if t in wanted], "scale": chain.result.heads[0].scale,
+        "numbers": numbers, "include": [t for t in TENSORS if t in wanted], "scale": float(1.0 / np.sqrt(d_k)),
         "per_head": heads_json,
         "costs": chain_costs(len(chain.tokens), d_model=d_model, heads=heads, d_k=d_k),
     }
     if "concat" in wanted:
-        out["concat"] = m(chain.result.concat)
+        out["concat"] = json_value(stacks["concat"])
     if "final" in wanted:
-        out["output"] = m(chain.result.output)
+        out["output"] = json_value(stacks["final"])
     return out

@@ -10,11 +10,12 @@ PER_HEAD = ("q", "k", "v", "scores", "masked", "weights", "output")  # tensors o
 WHOLE = ("concat", "final")  # the heads side by side; the layer's output (`output` in the response)
 TENSORS = PER_HEAD + WHOLE
 DEFAULT_INCLUDE = ("weights",)  # the attention maps; ask with `include` for more (the lab asks for its three)
+NUMBER_FORMS = ("scaled", "decimal")  # integers in units of 10^-digits (the default), or decimals
 
 
 def response_numbers(n: int, *, d_model: int, heads: int, d_k: int, include: Iterable[str]) -> int:
     """How many numbers a response with these tensors holds (the size that matters; each number
-    takes about ``digits`` + 4 bytes of JSON)."""
+    takes about ``digits`` + 2 bytes of JSON)."""
     size = {"q": heads * n * d_k, "k": heads * n * d_k, "v": heads * n * d_k, "output": heads * n * d_k,
             "scores": heads * n * n, "masked": heads * n * n, "weights": heads * n * n,
             "concat": n * heads * d_k, "final": n * d_model}

@@ -95,7 +95,7 @@ def test_the_map_is_the_apis_answer_for_the_chosen_head(lab, server_url, watch) 
     page.check('input[name="map"][value="masked"]')
     painted(page, "map=masked")
     body = {"text": "one two three four five", "d_model": 16, "heads": 4, "causal": True, "temperature": 1.0,
-            "seed": 0, "digits": 4, "include": ["masked"]}
+            "seed": 0, "digits": 4, "include": ["masked"], "numbers": "decimal"}  # the lab gets them scaled
     answer = httpx.post(f"{server_url}/api/attention", json=body).json()
     assert table(page) == as_text(answer["per_head"][2]["masked"])
     assert "−∞" in table(page)[0]  # the causal mask, drawn
@@ -134,7 +134,7 @@ def test_back_and_forward_walk_through_the_choices(lab) -> None:
 
 def test_a_cells_derivation_adds_up_and_esc_closes_it(lab, server_url, watch) -> None:
     page = lab("?text=" + quote("the river bank flooded") + "&temperature=2")
-    body = {"text": "the river bank flooded", "temperature": 2.0, "include": ["weights"]}
+    body = {"text": "the river bank flooded", "temperature": 2.0, "include": ["weights"], "numbers": "decimal"}
     weights = httpx.post(f"{server_url}/api/attention", json=body).json()["per_head"][0]["weights"]
     click_cell(page, 3, 1)
     page.wait_for_selector(".lab-panel:not([hidden])")

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from attention_talk.engine.decode import Decode, DecodeStep, KVCache, decode, decode_step, decode_step_grouped
     from attention_talk.engine.embeddings import embed, sinusoidal_positions
     from attention_talk.engine.flash import FlashAttention, Tile, flash_attend
-    from attention_talk.engine.gqa import GroupedAttention, grouped_attend, kv_head_of
+    from attention_talk.engine.gqa import GroupedAttention, GroupedMaps, grouped_attend, grouped_maps, kv_head_of
     from attention_talk.engine.rope import rope, rope_angles, rope_frequencies, rope_matrix
 
 # The NumPy modules load on first use of one of their names (attention_talk/lazy.py).
@@ -47,7 +47,7 @@ lazy_exports(__name__, {
     **dict.fromkeys(["Decode", "DecodeStep", "KVCache", "decode", "decode_step", "decode_step_grouped"], "decode"),
     **dict.fromkeys(["embed", "sinusoidal_positions"], "embeddings"),
     **dict.fromkeys(["FlashAttention", "Tile", "flash_attend"], "flash"),
-    **dict.fromkeys(["GroupedAttention", "grouped_attend", "kv_head_of"], "gqa"),
+    **dict.fromkeys(["GroupedAttention", "GroupedMaps", "grouped_attend", "grouped_maps", "kv_head_of"], "gqa"),
     **dict.fromkeys(["rope", "rope_angles", "rope_frequencies", "rope_matrix"], "rope"),
 })
 
@@ -60,6 +60,7 @@ __all__ = [
     "DecodeStep",
     "FlashAttention",
     "GroupedAttention",
+    "GroupedMaps",
     "KVCache",
     "MLAShape",
     "MultiHead",
@@ -76,6 +77,7 @@ __all__ = [
     "flash_attend",
     "get_preset",
     "grouped_attend",
+    "grouped_maps",
     "kv_head_of",
     "merge_heads",
     "multi_head",

@@ -99,12 +99,41 @@ def grouped_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool 
     n_k > n_q the queries are the last n_q positions, as when decoding with a cache).
     """
     q, k, v = _as_heads("Q", q), _as_heads("K", k), _as_heads("V", v)
+    (h, n_q, _), (g, n_k, _) = q.shape, k.shape
+    r = check_groups(h, g)
+    if k.shape[2] != q.shape[2]:
+        raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
+    if v.shape[:2] != (g, n_k):
+        raise ValueError(f"V must have one head and row per K head and row: K is {k.shape}, V is {v.shape}")
+    maps = grouped_maps(q, k, causal=causal, mask=mask, scale=scale, temperature=temperature)
+    output = (maps.weights.reshape(g, r, n_q, n_k) @ v[:, None]).reshape(h, n_q, v.shape[2])  # (h, n_q, d_v)
+    return GroupedAttention(q=q, k=k, v=v, scores=maps.scores, scale=maps.scale, scaled=maps.scaled,
+                            mask=maps.mask, masked=maps.masked, weights=maps.weights, output=output,
+                            temperature=maps.temperature)
+
+
+@dataclass(frozen=True)
+class GroupedMaps:
+    """The attention maps of every head, without the values: what a map needs, half the work."""
+
+    scores: np.ndarray  # (h, n_q, n_k)  Q Kᵀ of each head with its group's keys
+    scale: float
+    scaled: np.ndarray  # (h, n_q, n_k)
+    mask: np.ndarray  # (n_q, n_k)  additive, shared by every head
+    masked: np.ndarray  # (h, n_q, n_k)
+    weights: np.ndarray  # (h, n_q, n_k)  rows sum to 1
+    temperature: float = 1.0
+
+
+def grouped_maps(q: np.ndarray, k: np.ndarray, *, causal: bool = False, mask: np.ndarray | None = None,
+                 scale: float | None = None, temperature: float = 1.0) -> GroupedMaps:
+    """softmax(Q_i K_gᵀ · scale + M) for every query head i and its group g, batched: the maps of
+    :func:`grouped_attend` without multiplying by V (``q`` (h, n_q, d_k), ``k`` (g, n_k, d_k))."""
+    q, k = _as_heads("Q", q), _as_heads("K", k)
     (h, n_q, d_k), (g, n_k, _) = q.shape, k.shape
     r = check_groups(h, g)
     if k.shape[2] != d_k:
         raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
-    if v.shape[:2] != (g, n_k):
-        raise ValueError(f"V must have one head and row per K head and row: K is {k.shape}, V is {v.shape}")
     scale = (1.0 / np.sqrt(d_k) if d_k else 1.0) if scale is None else float(scale)
     if not np.isfinite(scale):
         raise ValueError(f"scale must be finite, got {scale!r}")
@@ -119,6 +148,5 @@ def grouped_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool 
     scaled = s * scale  # (h, n_q, n_k)
     masked = scaled + full_mask  # (h, n_q, n_k)
     weights = softmax(masked, axis=-1, temperature=temperature)  # (h, n_q, n_k)
-    output = (weights.reshape(g, r, n_q, n_k) @ v[:, None]).reshape(h, n_q, v.shape[2])  # (h, n_q, d_v)
-    return GroupedAttention(q=q, k=k, v=v, scores=s, scale=scale, scaled=scaled, mask=full_mask,
-                            masked=masked, weights=weights, output=output, temperature=float(temperature))
+    return GroupedMaps(scores=s, scale=scale, scaled=scaled, mask=full_mask, masked=masked, weights=weights,
+                       temperature=float(temperature))

@@ -123,6 +123,6 @@ def attention_cell(req: AttentionCellRequest) -> dict:
     d_k = req.d_k or req.d_model // req.heads
     chain = run_chain(req.token_list, d_model=req.d_model, heads=req.heads, d_k=d_k, causal=req.causal,
                       temperature=req.temperature, seed=req.seed)
-    h = chain.result.heads[req.head]
+    h = chain.head(req.head)
     return derive_cell(req.tensor, chain.tokens, req.row, req.col, q=h.q, k=h.k, scale=h.scale, masked=h.masked,
                        logits=h.masked / h.temperature, weights=h.weights, temperature=h.temperature)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from attention_talk.frames.model import DerivPart, Frame
-from attention_talk.playground_tensors import DEFAULT_INCLUDE, TENSORS
+from attention_talk.playground_tensors import DEFAULT_INCLUDE, NUMBER_FORMS, TENSORS
 
 if TYPE_CHECKING:
     from attention_talk.deck import Deck
@@ -26,6 +26,8 @@ MAX_TOKENS = 64
 MAX_D_MODEL = 512
 TensorName = Literal["q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]
 assert get_args(TensorName) == TENSORS, "TensorName must list playground.TENSORS, in order"
+NumberForm = Literal["scaled", "decimal"]
+assert get_args(NumberForm) == NUMBER_FORMS, "NumberForm must list playground.NUMBER_FORMS, in order"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -52,8 +54,12 @@ class AttentionRequest(StrictBody):
     causal: bool = Field(default=True, description="Apply the causal mask.")
     temperature: float = Field(default=1.0, gt=0, le=100, description="Softmax temperature.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Seed for the random weights.")
-    digits: int = Field(default=4, ge=1, le=15, description="Decimal places of every number returned "
+    digits: int = Field(default=4, ge=1, le=15, description="Decimal places kept of every number returned "
                         "(4: every weight to ±0.00005, a compact response; ask for more for exact row sums).")
+    numbers: NumberForm = Field(
+        default="scaled", description="How the tensors' numbers are written. scaled (the default): integers "
+        "in units of 10^-digits, 0.1234 as 1234 with 4 digits (divide by 10^digits; about half the bytes); "
+        "decimal: the numbers rounded to digits decimals. Either way −∞ (a masked score) is null.")
     include: list[TensorName] = Field(
         default_factory=lambda: list(DEFAULT_INCLUDE), max_length=2 * len(TENSORS),
         description="The tensors to return: per head any of q, k, v, scores, masked, weights, output; for "
@@ -209,6 +215,8 @@ class AttentionChain(BaseModel):
     heads: int
     d_k: int
     digits: int
+    numbers: NumberForm = Field(description="scaled: each tensor's numbers are integers in units of "
+                                "10^-digits (divide by 10^digits); decimal: rounded to digits decimals.")
     include: list[TensorName] = Field(description="The tensors this response carries, in TENSORS order.")
     scale: float
     per_head: list[Head]

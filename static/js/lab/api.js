@@ -13,6 +13,20 @@ export async function postJson(url, body, signal) {
   return { ok: res.ok, status: res.status, body: data };
 }
 
+/** POST /api/attention writes its tensors' numbers as integers in units of 10^-digits
+ * (`numbers: "scaled"`): the same body with them as numbers again (null, a masked −∞, stays null).
+ * Any other body is returned as it is. */
+export function decodeNumbers(body) {
+  if (body?.numbers !== "scaled") return body;
+  const unit = 10 ** body.digits;
+  const matrix = (m) => m.map((row) => row.map((x) => (x === null ? null : x / unit)));
+  const decoded = (obj, names) => Object.fromEntries(Object.entries(obj).map(([name, value]) => [name,
+    names.includes(name) && Array.isArray(value) ? matrix(value) : value]));
+  const perHead = ["q", "k", "v", "scores", "masked", "weights", "output"];
+  return { ...decoded(body, ["concat", "output"]), numbers: "decimal",
+    per_head: body.per_head.map((head) => decoded(head, perHead)) };
+}
+
 export async function getJson(url) {
   const res = await fetch(url);
   let data = null;

@@ -3,7 +3,7 @@
 // head's map (map.js), the head view (lines.js), every layer × head (grid.js), the next tokens and
 // the derivation panel (panels.js). Typing replaces the history entry; any other change pushes one,
 // so Back and Forward walk through what the student chose.
-import { getJson, Latest } from "./api.js";
+import { decodeNumbers, getJson, Latest } from "./api.js";
 import { Controls } from "./controls.js";
 import { GridView } from "./grid.js";
 import { LinesView } from "./lines.js";
@@ -178,7 +178,7 @@ class Lab {
       this.status(`${answer.status === 422 ? "Cannot compute this" : "No answer"}: ${why}`, true);
       return;
     }
-    this.answer = { state: job.state, body: answer.body };
+    this.answer = { state: job.state, body: decodeNumbers(answer.body) };
     this.redraw();
     const { state, body } = this.answer;
     const n = body.tokens.length;

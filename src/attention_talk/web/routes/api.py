@@ -71,7 +71,8 @@ def slide_derivations(deck: DeckDep, slide: SlideId, store: StoreDep, request: R
 async def attention(req: AttentionRequest, request: Request, settings: SettingsDep) -> Response:
     """The chain for your tokens: per head q, k, v, scores, masked, weights, output; then the
     concatenation, the final output and the costs. Only the tensors named in ``include`` come back
-    (default: scores, masked, weights and final), at most ATTENTION_TALK_MAX_RESPONSE_NUMBERS numbers.
+    (default: the weights), at most ATTENTION_TALK_MAX_RESPONSE_NUMBERS numbers, written as integers in
+    units of 10^-digits unless ``numbers`` is "decimal".
     The work runs in a worker thread, at most ATTENTION_TALK_ATTENTION_CONCURRENCY at once; when
     every slot stays busy, 503 with Retry-After."""
     d_k = req.d_k or req.d_model // req.heads
@@ -86,12 +87,17 @@ async def attention(req: AttentionRequest, request: Request, settings: SettingsD
 def attention_body(req: AttentionRequest, d_k: int, accept_encoding: str) -> tuple[bytes, str | None]:
     """The response bytes, compressed as the client accepts (blocking: runs in a worker thread).
     orjson writes the NumPy arrays directly, far faster than validating them again."""
-    from attention_talk.playground import chain_json, run_chain  # NumPy: on the first request, not at start-up
+    from attention_talk.playground import (  # NumPy: on the first request, not at start-up
+        chain_json,
+        one_blas_thread_per_request,
+        run_chain,
+    )
 
+    one_blas_thread_per_request()
     chain = run_chain(req.token_list, d_model=req.d_model, heads=req.heads, d_k=d_k, causal=req.causal,
                       temperature=req.temperature, seed=req.seed)
     data = chain_json(chain, d_model=req.d_model, heads=req.heads, d_k=d_k, digits=req.digits,
-                      include=req.include)
+                      include=req.include, numbers=req.numbers)
     return compress_fast(orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY), accept_encoding)
 
 
