@@ -75,7 +75,8 @@ def test_scaled_numbers_are_the_oracle_in_units_of_ten_to_minus_digits(
         client, tokens, shape, causal, temperature, seed, digits, include) -> None:
     d_model, heads = shape
     body = {"tokens": tokens, "d_model": d_model, "heads": heads, "causal": causal,
-            "temperature": temperature, "seed": seed, "digits": digits, "include": sorted(include)}
+            "temperature": temperature, "seed": seed, "digits": digits, "include": sorted(include),
+            "numbers": "scaled"}
     scaled = client.post("/api/attention", json=body)
     assert scaled.status_code == 200, scaled.text
     scaled = scaled.json()
@@ -98,7 +99,7 @@ def test_scaled_numbers_are_the_oracle_in_units_of_ten_to_minus_digits(
 
 def test_masked_scores_are_null_among_the_integers(client) -> None:
     r = client.post("/api/attention", json={"tokens": ["a", "b", "c"], "d_model": 8, "heads": 2,
-                                            "include": ["masked", "weights"]})
+                                            "include": ["masked", "weights"], "numbers": "scaled"})
     head = r.json()["per_head"][0]
     assert [row[1:] for row in head["masked"]] == [[None, None], [head["masked"][1][1], None],
                                                    head["masked"][2][1:]]
@@ -155,7 +156,7 @@ def test_the_labs_decoder_gives_back_the_decimal_answer_exactly(client) -> None:
     node = shutil.which("node")
     assert node, "node is needed for the lab's JavaScript tests"
     body = {"text": "the old dog sleeps by the fire", "d_model": 16, "heads": 4, "temperature": 0.7,
-            "seed": 11, "digits": 6, "include": ["scores", "masked", "weights", "final"]}
+            "seed": 11, "digits": 6, "include": ["scores", "masked", "weights", "final"], "numbers": "scaled"}
     scaled = client.post("/api/attention", json=body).json()
     decimal = client.post("/api/attention", json={**body, "numbers": "decimal"}).json()
     model_like = {"weights": [[1.0]], "numbers": None}  # any other body passes through as it is

@@ -79,14 +79,17 @@ def test_attention_chain_defaults(client) -> None:
     assert r.status_code == 200
     d = r.json()
     assert d["heads"] == 2 and d["d_k"] == 8 and len(d["per_head"]) == 2
-    # By default only the attention maps (weights), to 4 decimals, as integers in units of 10^-4:
-    # a small, quick answer.
-    assert d["include"] == ["weights"] and d["digits"] == 4 and d["numbers"] == "scaled"
+    # By default only the attention maps (weights), as decimals to 4 places: a small, quick answer
+    # whose rows still read as probabilities (each sums to 1 within the rounding of its 4 cells).
+    assert d["include"] == ["weights"] and d["digits"] == 4 and d["numbers"] == "decimal"
     assert set(d["per_head"][0]) == {"head", "weights"}
     assert "concat" not in d and "output" not in d
     rows = d["per_head"][0]["weights"]
-    assert all(type(x) is int for row in rows for x in row) and rows[0] == [10_000, 0, 0, 0]
-    assert all(abs(sum(row) - 10_000) <= 4 * 0.5 for row in rows)
+    assert rows[0] == [1.0, 0.0, 0.0, 0.0] and all(round(x, 4) == x for row in rows for x in row)
+    assert all(abs(sum(row) - 1) <= 4 * 0.5e-4 + 1e-12 for row in rows)
+    scaled = client.post("/api/attention", json={"tokens": ["the", "old", "dog", "sleeps"], "numbers": "scaled"}).json()
+    assert scaled["numbers"] == "scaled"
+    assert scaled["per_head"][0]["weights"] == [[round(x * 10_000) for x in row] for row in rows]
     r = client.post("/api/attention", json={"tokens": ["the", "old", "dog", "sleeps"], "digits": 12,
                                             "numbers": "decimal", "include": [
         "q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]})

@@ -10,7 +10,7 @@ PER_HEAD = ("q", "k", "v", "scores", "masked", "weights", "output")  # tensors o
 WHOLE = ("concat", "final")  # the heads side by side; the layer's output (`output` in the response)
 TENSORS = PER_HEAD + WHOLE
 DEFAULT_INCLUDE = ("weights",)  # the attention maps; ask with `include` for more (the lab asks for its three)
-NUMBER_FORMS = ("scaled", "decimal")  # integers in units of 10^-digits (the default), or decimals
+NUMBER_FORMS = ("scaled", "decimal")  # integers in units of 10^-digits, or decimals (the default)
 
 
 def response_numbers(n: int, *, d_model: int, heads: int, d_k: int, include: Iterable[str]) -> int:

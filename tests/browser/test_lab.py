@@ -23,9 +23,9 @@ from shared_app import default_store
 PAINTED = """(want) => new Promise((resolve, reject) => {
   const until = performance.now() + 30000;
   const poll = () => {
-    const el = document.getElementById('lab');
-    const p = el.dataset.painted || '';
-    if (el.getAttribute('aria-busy') === 'false' && p === location.search && (!want || p.includes(want))) resolve(p);
+    const el = document.getElementById('lab');  // null on a page still on its way to the lab
+    const p = (el && el.dataset.painted) || '';
+    if (el && el.getAttribute('aria-busy') === 'false' && p === location.search && (!want || p.includes(want))) resolve(p);
     else if (performance.now() > until) reject(new Error(`not painted: ${p} (URL ${location.search})`));
     else setTimeout(poll, 10);
   };
@@ -243,6 +243,7 @@ def test_the_last_slide_of_a_chapter_opens_the_lab(page, server_url, watch, real
     link = page.locator(".stage-lab-link")
     assert link.is_visible() and link.text_content() == "Try your own sentence on a real model →"
     link.click()
+    page.wait_for_url("**/lab?*")
     state = painted(page)
     assert state["text"] == ["the boat drifted toward the river bank"] and state["source"] == ["model"]
     page.go_back()

@@ -57,9 +57,10 @@ class AttentionRequest(StrictBody):
     digits: int = Field(default=4, ge=1, le=15, description="Decimal places kept of every number returned "
                         "(4: every weight to ±0.00005, a compact response; ask for more for exact row sums).")
     numbers: NumberForm = Field(
-        default="scaled", description="How the tensors' numbers are written. scaled (the default): integers "
-        "in units of 10^-digits, 0.1234 as 1234 with 4 digits (divide by 10^digits; about half the bytes); "
-        "decimal: the numbers rounded to digits decimals. Either way −∞ (a masked score) is null.")
+        default="decimal", description="How the tensors' numbers are written. decimal (the default): the "
+        "numbers rounded to digits decimals; scaled: integers in units of 10^-digits, 0.1234 as 1234 with 4 "
+        "digits (divide by 10^digits; about half the bytes, quicker to write: the lab asks for it). Either "
+        "way −∞ (a masked score) is null.")
     include: list[TensorName] = Field(
         default_factory=lambda: list(DEFAULT_INCLUDE), max_length=2 * len(TENSORS),
         description="The tensors to return: per head any of q, k, v, scores, masked, weights, output; for "
@@ -215,8 +216,8 @@ class AttentionChain(BaseModel):
     heads: int
     d_k: int
     digits: int
-    numbers: NumberForm = Field(description="scaled: each tensor's numbers are integers in units of "
-                                "10^-digits (divide by 10^digits); decimal: rounded to digits decimals.")
+    numbers: NumberForm = Field(description="decimal: each tensor's numbers rounded to digits decimals; "
+                                "scaled: integers in units of 10^-digits (divide by 10^digits).")
     include: list[TensorName] = Field(description="The tensors this response carries, in TENSORS order.")
     scale: float
     per_head: list[Head]

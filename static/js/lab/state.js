@@ -92,7 +92,8 @@ export function request(state) {
     return ["/api/model/lab", { text: state.text, layer: state.layer, head: state.head, digits: 4, grid: 16 }];
   }
   return ["/api/attention", { text: state.text, d_model: state.d_model, heads: state.heads, causal: state.causal,
-    temperature: state.temperature, seed: state.seed, digits: 4, include: ["scores", "masked", "weights"] }];
+    temperature: state.temperature, seed: state.seed, digits: 4, numbers: "scaled",
+    include: ["scores", "masked", "weights"] }];
 }
 
 /** The request for one cell's derivation. */
