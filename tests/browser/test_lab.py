@@ -25,7 +25,8 @@ PAINTED = """(want) => new Promise((resolve, reject) => {
   const poll = () => {
     const el = document.getElementById('lab');  // null on a page still on its way to the lab
     const p = (el && el.dataset.painted) || '';
-    if (el && el.getAttribute('aria-busy') === 'false' && p === location.search && (!want || p.includes(want))) resolve(p);
+    const done = el && el.getAttribute('aria-busy') === 'false' && p === location.search;
+    if (done && (!want || p.includes(want))) resolve(p);
     else if (performance.now() > until) reject(new Error(`not painted: ${p} (URL ${location.search})`));
     else setTimeout(poll, 10);
   };
