@@ -96,7 +96,7 @@ export class StageController extends Controller {
       if (s.dataset.slideId !== slide.id) s.classList.remove("active");
     }
     const section = this.section(slide.id);
-    section.classList.add("active");
+    section.classList.toggle("active", true); // add() would write the class even when it is there
     // A control left focused on a slide that is no longer shown must not keep the keys.
     const focused = document.activeElement;
     if (focused && focused !== document.body && focused.closest(".slide") && !section.contains(focused)) focused.blur();

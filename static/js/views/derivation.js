@@ -222,7 +222,7 @@ export function markDerivable(section, frame) {
     put(el, "tabindex", first ? "0" : "-1");  // one Tab stop per matrix; arrows inside
     put(el, "role", "button");
     put(el, "aria-label", ariaLabel(tensor, cell));
-    el.classList.add("derivable");
+    el.classList.toggle("derivable", true);  // add() would write the attribute even when it is there
     found.set(el, { tensor, cell });
   }
   for (const g of section.querySelectorAll(".canvas > .tensor")) {
@@ -230,7 +230,7 @@ export function markDerivable(section, frame) {
     put(g, "aria-hidden", t ? null : "true");  // else its table speaks for it (views/tensor-table.js)
     put(g, "role", t ? "group" : null);
     put(g, "aria-label", t ? `${t.label}: arrow keys move between its cells, Enter explains one` : null);
-    if (t) g.dataset.arrows = "grid"; else if ("arrows" in g.dataset) delete g.dataset.arrows;
+    put(g, "data-arrows", t ? "grid" : null);
   }
   return found;
 }
