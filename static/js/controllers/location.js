@@ -16,6 +16,7 @@ export class LocationController extends Controller {
     this.pending = false; // a URL write waits for the step's paint (later)
     this.push = false;
     this.written = -Infinity; // when the URL was last written (performance.now())
+    this.seen = location.hash; // the hash as this controller last wrote or read it
   }
   bind() {
     super.bind();
@@ -29,6 +30,7 @@ export class LocationController extends Controller {
     window.removeEventListener("hashchange", this._onPop);
   }
   restore() {
+    this.seen = location.hash;
     const target = parseHash(location.hash);
     if (target) this.player.go(target.slide, target.step, { source: "location" });
   }
@@ -49,6 +51,8 @@ export class LocationController extends Controller {
     const run = () => {
       if (!this.pending) return;
       this.pending = false;
+      // Someone else changed the URL meanwhile (its hashchange or popstate is on the way): it wins.
+      if (location.hash !== this.seen) { this.push = false; return; }
       this.written = performance.now();
       const push = this.push;
       this.push = false;
@@ -62,6 +66,7 @@ export class LocationController extends Controller {
   /** A new slide gets a history entry (`push`); anything else replaces the current one. */
   write(state, push) {
     const hash = `#/${state.slide}/${state.step}`;
+    this.seen = hash;
     if (location.hash === hash) return;
     if (push && parseHash(location.hash)?.slide !== state.slide) history.pushState(null, "", hash);
     else history.replaceState(null, "", hash);
