@@ -4,6 +4,8 @@ change its title too."""
 
 from __future__ import annotations
 
+from url_probe import wait_hash
+
 DECK = "attention-step-by-step"
 TITLE = ".slide.active [data-tensor='map'] .tensor-title"
 TITLE_JS = f"""() => [...document.querySelectorAll("{TITLE}")].map(t => t.firstChild.textContent)"""
@@ -20,6 +22,6 @@ def test_the_masked_map_title_when_stepped(open_talk) -> None:
     page.locator(TITLE).wait_for()
     assert page.evaluate(TITLE_JS) == ["attention map Q·Kᵀ"]
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("location.hash === '#/9/6'")  # an expression: allowed by the page's CSP
+    assert wait_hash(page, "#/9/6") == "#/9/6"
     page.wait_for_timeout(300)
     assert page.evaluate(TITLE_JS) == ["masked map Q·Kᵀ + M"]

@@ -4,6 +4,7 @@ message is dropped and only a well-formed state for this deck moves the talk."""
 from __future__ import annotations
 
 import pytest
+from url_probe import settled_hash, wait_hash
 
 DECK = "attention-step-by-step"
 
@@ -56,11 +57,11 @@ def test_malformed_messages_are_dropped(talk_and_intruder, watch) -> None:
         post(intruder, expr)
     talk.wait_for_timeout(300)
     assert where(talk) == before
-    assert talk.evaluate("location.hash") == "#/2/1"
+    assert settled_hash(talk) == "#/2/1"
     watch.assert_clean()
 
 
 def test_a_well_formed_state_moves_the_talk(talk_and_intruder) -> None:
     talk, intruder = talk_and_intruder
     post(intruder, "{type: 'state', deck: D, slide: 3, step: 2, paused: false}")
-    talk.wait_for_function("location.hash === '#/3/2'")
+    assert wait_hash(talk, "#/3/2") == "#/3/2"

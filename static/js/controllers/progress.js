@@ -12,7 +12,8 @@ export class ProgressController extends Controller {
     const p = this.player;
     if (this.fill) {
       const total = p.totalSteps;
-      this.fill.style.width = `${total > 1 ? ((p.globalStep - 1) / (total - 1)) * 100 : 100}%`;
+      const scale = `scaleX(${total > 1 ? (p.globalStep - 1) / (total - 1) : 1})`;
+      if (this.fill.style.transform !== scale) this.fill.style.transform = scale;
       this.bar.setAttribute("aria-valuenow", String(p.globalStep));
     }
     if (this.position) {

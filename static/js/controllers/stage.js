@@ -37,6 +37,19 @@ export class StageController extends Controller {
       this.barTop = this.bar.offsetTop;
       this.makeRoom();
     }) : null;
+    // A slide head is measured the same way, the first time its slide is shown: by an observer,
+    // after the layout of the frame that shows it and before that frame is painted, instead of a
+    // read in the key's handler that would lay the new slide out twice.
+    this.heads = new Set();
+    this.headWatch = typeof ResizeObserver === "function" ? new ResizeObserver((entries) => {
+      for (const { target } of entries) {
+        const slide = target.closest(".slide");
+        // A slide not shown is not laid out (content-visibility): measured when next shown.
+        if (slide.classList.contains("active")) this.headBottom.set(slide, target.offsetTop + target.offsetHeight + 20);
+        else this.headBottom.delete(slide);
+      }
+      this.makeRoom();
+    }) : null;
   }
 
   bind() {
@@ -51,11 +64,14 @@ export class StageController extends Controller {
     super.unbind();
     window.removeEventListener("resize", this._onResize);
     this.barWatch?.disconnect();
+    this.headWatch?.disconnect();
+    this.heads.clear();
   }
 
   fit() {
     this.barTop = null;
     this.headBottom = new WeakMap();
+    for (const head of this.heads) this.watchHead(head); // measured again
     this.layout = stageLayout(window.innerWidth, window.innerHeight, this.textSize);
     this.stage.style.setProperty("--stage-scale", String(this.layout.scale));
     this.stage.style.setProperty("--stage-fit", String(this.layout.fit));
@@ -80,7 +96,7 @@ export class StageController extends Controller {
       if (s.dataset.slideId !== slide.id) s.classList.remove("active");
     }
     const section = this.section(slide.id);
-    section.classList.add("active");
+    section.classList.toggle("active", true); // add() would write the class even when it is there
     // A control left focused on a slide that is no longer shown must not keep the keys.
     const focused = document.activeElement;
     if (focused && focused !== document.body && focused.closest(".slide") && !section.contains(focused)) focused.blur();
@@ -108,6 +124,13 @@ export class StageController extends Controller {
 
   showWords(words) { this.caption?.show(words); }
 
+  /** (Re)start observing a slide head: the observer reports its size at the next rendering. */
+  watchHead(head) {
+    this.headWatch.unobserve(head);
+    this.headWatch.observe(head);
+    this.heads.add(head);
+  }
+
   /** Keep the drawing clear of the caption bar (it grows with a long caption or the narration). */
   makeRoom() {
     if (!this.shown || !this.bar) return;
@@ -116,6 +139,10 @@ export class StageController extends Controller {
     if (this.layout.reading) { applyRoom(section, { oy: 0, s: 1 }); return; }
     if (!this.headBottom.has(section)) {
       const head = section.querySelector(".slide-head");
+      if (head && this.headWatch) {
+        this.watchHead(head); // measured once laid out (then makeRoom again), before this frame is painted
+        return;
+      }
       this.headBottom.set(section, head ? head.offsetTop + head.offsetHeight + 20 : 0);
     }
     this.barTop ??= this.bar.offsetTop;

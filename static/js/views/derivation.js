@@ -188,17 +188,17 @@ export function neighbour(cell, key, cells) {
   }
 }
 
-/** Make the cells of every tensor of `frame` with a derivation focusable; returns cell → {tensor, cell}. */
+/** Set (value a string) or remove (null) an attribute, writing only when it changes: a rewrite
+ * with the same value still invalidates the element's style. */
+function put(el, name, value) {
+  if (value === null) { if (el.hasAttribute(name)) el.removeAttribute(name); } else if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
+/** Make the cells of every tensor of `frame` with a derivation focusable; returns cell → {tensor, cell}.
+ * Cells that stay derivable from one step to the next keep their attributes; only what differs is
+ * written (a step change must not restyle every cell of the slide). */
 export function markDerivable(section, frame) {
-  const found = new Map();
-  for (const el of section.querySelectorAll(".cell.derivable")) {
-    el.classList.remove("derivable");
-    for (const a of ["tabindex", "role", "aria-label"]) el.removeAttribute(a);
-  }
-  for (const g of section.querySelectorAll(".canvas > .tensor")) {
-    for (const a of ["role", "aria-label", "data-arrows"]) g.removeAttribute(a);
-    g.setAttribute("aria-hidden", "true");  // its table speaks for it (views/tensor-table.js)
-  }
+  const found = new Map(), groups = new Map();
   for (const t of frame.tensors) {
     if (!t.derivation) continue;
     const g = section.querySelector(`.canvas > .tensor:not(.leaving)[data-tensor="${CSS.escape(t.name)}"]`);
@@ -208,19 +208,29 @@ export function markDerivable(section, frame) {
     for (const el of g.querySelectorAll(".cell")) {
       const cell = byKey.get(`${el.dataset.r},${el.dataset.c}`);
       if (!cell) continue;
-      found.set(el, { tensor: t, cell });
-      el.setAttribute("tabindex", first ? "0" : "-1");  // one Tab stop per matrix; arrows inside
+      found.set(el, { tensor: t, cell, first });
       first = false;
-      el.setAttribute("role", "button");
-      el.setAttribute("aria-label", ariaLabel(t, cell));
-      el.classList.add("derivable");
     }
-    if (!first) {
-      g.removeAttribute("aria-hidden");
-      g.dataset.arrows = "grid";
-      g.setAttribute("role", "group");
-      g.setAttribute("aria-label", `${t.label}: arrow keys move between its cells, Enter explains one`);
-    }
+    if (!first) groups.set(g, t);
+  }
+  for (const el of section.querySelectorAll(".cell.derivable")) {
+    if (found.has(el)) continue;
+    el.classList.remove("derivable");
+    for (const a of ["tabindex", "role", "aria-label"]) el.removeAttribute(a);
+  }
+  for (const [el, { tensor, cell, first }] of found) {
+    put(el, "tabindex", first ? "0" : "-1");  // one Tab stop per matrix; arrows inside
+    put(el, "role", "button");
+    put(el, "aria-label", ariaLabel(tensor, cell));
+    el.classList.toggle("derivable", true);  // add() would write the attribute even when it is there
+    found.set(el, { tensor, cell });
+  }
+  for (const g of section.querySelectorAll(".canvas > .tensor")) {
+    const t = groups.get(g);
+    put(g, "aria-hidden", t ? null : "true");  // else its table speaks for it (views/tensor-table.js)
+    put(g, "role", t ? "group" : null);
+    put(g, "aria-label", t ? `${t.label}: arrow keys move between its cells, Enter explains one` : null);
+    put(g, "data-arrows", t ? "grid" : null);
   }
   return found;
 }

@@ -41,5 +41,6 @@ export function arrowDefs(root) {
 
 /** No motion: the user asked for less, or `el` sits in a stage that must show final states at once
  * (.still: speaker-view previews, overview thumbnails, print pages). */
-export const reducedMotion = (el = null) => window.matchMedia("(prefers-reduced-motion: reduce)").matches
-  || Boolean(el?.closest?.(".still"));
+let lessMotion = null; // one media query list, asked on every step (matchMedia would parse it again)
+export const reducedMotion = (el = null) =>
+  (lessMotion ??= window.matchMedia("(prefers-reduced-motion: reduce)")).matches || Boolean(el?.closest?.(".still"));

@@ -128,20 +128,41 @@ function signature(t) {
 /** The title (label and shape) and the colour role: re-applied on every step. */
 function dressTensor(g, t) {
   const title = g.querySelector(".tensor-title");
-  title.setAttribute("class", `tensor-title kind-${t.kind}`);
+  setAttr(title, "class", `tensor-title kind-${t.kind}`);
   if (title.firstChild.nodeValue !== t.label) title.firstChild.nodeValue = t.label;
   const dims = shape(t.shape);
   const sh = title.querySelector(".tensor-shape");
   if (sh.textContent !== dims) sh.textContent = dims;
 }
 
-/** Fill values, colours and highlights into an already-built group. */
+/** Set an attribute only when its value changes: an unchanged write still invalidates the style
+ * (an SVG presentation attribute) or the layout (text) of the element on the next frame. */
+function setAttr(el, name, value) {
+  const v = String(value);
+  if (el.getAttribute(name) !== v) el.setAttribute(name, v);
+}
+
+/** Write a text element's words in place (its one text node), only when they change: a new text
+ * node costs the SVG text a new layout. */
+function setText(el, text) {
+  const node = el.firstChild;
+  if (node && node.nodeType === Node.TEXT_NODE && !node.nextSibling) {
+    if (node.nodeValue !== text) node.nodeValue = text;
+  } else if (el.textContent !== text) {
+    el.textContent = text;
+  }
+}
+
+/** Fill values, colours and highlights into an already-built group. Only what differs from the
+ * group's previous step is written (classList.toggle is a no-op when the class is already right),
+ * so a step that keeps a tensor as it was leaves its nodes untouched. */
 function fillTensor(g, t, L) {
   const swept = [];
   const range = valueRange(t);
   const hl = highlightSets(t);
   const anyRow = hl.rows.size > 0;
   const cellEls = g.querySelectorAll(".cell");
+  const font = L.font.toFixed(1);
   let k = 0;
   t.values.forEach((row, i) => row.forEach((v, j) => {
     const cell = cellEls[k++];
@@ -153,11 +174,12 @@ function fillTensor(g, t, L) {
     cell.classList.toggle("hl", isHl);
     cell.classList.toggle("dim", anyRow && !hl.rows.has(r));
     cell.classList.toggle("hidden-value", t.reveal === "none" || (t.reveal === "highlight" && !isHl));
-    cell.style.setProperty("--a", alphaOf(t, v, range).toFixed(3));
+    const alpha = alphaOf(t, v, range).toFixed(3);
+    if (cell.style.getPropertyValue("--a") !== alpha) cell.style.setProperty("--a", alpha);
     if (masked && !wasMasked) swept.push({ cell, r, c });
-    const text = cell.querySelector("text");
-    text.setAttribute("font-size", L.font.toFixed(1));
-    text.textContent = number(v, L.digits);
+    const text = cell.lastChild;
+    setAttr(text, "font-size", font);
+    setText(text, number(v, L.digits));
   }));
   g.querySelectorAll(".axis-label.row").forEach((el) =>
     el.classList.toggle("hl", hl.rows.has(Number(el.dataset.r))));
@@ -169,8 +191,8 @@ function fillTensor(g, t, L) {
   band.classList.toggle("on", shown.length > 0);
   if (shown.length) {
     const top = L.rows.out[shown[0]], bottom = L.rows.out[shown[shown.length - 1]] + L.ch;
-    band.setAttribute("y", TITLE_H + COL_H + top - 2);
-    band.setAttribute("height", bottom - top + 4);
+    setAttr(band, "y", TITLE_H + COL_H + top - 2);
+    setAttr(band, "height", bottom - top + 4);
   }
   return swept;
 }
@@ -201,11 +223,12 @@ export function renderTensors(canvas, tensors) {
     const before = fresh ? null : { kind: g.dataset.kind, rows: g.dataset.rows, signature: g.dataset.signature,
       cells: g.dataset.cells };
     const L = layout(t);
-    g.setAttribute("class", `tensor kind-${t.kind}`);
-    g.style.transitionDelay = ph.move ? `${ph.move}ms` : "";
-    g.style.transform = `translate(${t.box.x}px, ${t.box.y}px)`;
-    Object.assign(g.dataset, { place: placeOf(t), kind: t.kind, rows: t.row_index.join(","),
-      cells: JSON.stringify(t.highlight.cells) });
+    setAttr(g, "class", `tensor kind-${t.kind}`);
+    const delay = ph.move ? `${ph.move}ms` : "", at = `translate(${t.box.x}px, ${t.box.y}px)`;
+    if (g.style.transitionDelay !== delay) g.style.transitionDelay = delay;
+    if (g.style.transform !== at) g.style.transform = at;
+    const data = { place: placeOf(t), kind: t.kind, rows: t.row_index.join(","), cells: JSON.stringify(t.highlight.cells) };
+    for (const [key, value] of Object.entries(data)) if (g.dataset[key] !== value) g.dataset[key] = value;
     if (g.dataset.signature !== signature(t)) buildTensor(g, t, L);
     dressTensor(g, t);
     const swept = fillTensor(g, t, L);

@@ -36,7 +36,16 @@ function table(t) {
   return tab;
 }
 
-/** Replace the section's tables with those of `tensors` (a frame's). */
+/** What a tensor's table shows: a table whose tensor says the same is kept as it is. */
+function tableKey(t) {
+  return JSON.stringify([t.name, t.label, t.shape, t.rows, t.cols, t.row_index, t.col_index, t.values,
+    t.digits, t.reveal, t.highlight]);
+}
+
+const keys = new WeakMap(); // table → tableKey of the tensor it was written from
+
+/** Replace the section's tables with those of `tensors` (a frame's): only the tables of tensors that
+ * changed are written again, inside a box whose layout and paint are contained (`.tensor-tables`). */
 export function renderTables(section, tensors) {
   let box = section.querySelector(":scope > .tensor-tables");
   if (!box) {
@@ -44,5 +53,14 @@ export function renderTables(section, tensors) {
     box = el("div", section);
     box.className = "tensor-tables sr-only";
   }
-  box.replaceChildren(...tensors.map(table));
+  const old = new Map([...box.children].map((tab) => [keys.get(tab), tab]));
+  const tables = tensors.map((t) => {
+    const key = tableKey(t);
+    let tab = old.get(key);
+    if (tab) old.delete(key);
+    else keys.set(tab = table(t), key);
+    return tab;
+  });
+  const same = tables.length === box.children.length && tables.every((tab, i) => box.children[i] === tab);
+  if (!same) box.replaceChildren(...tables);
 }
