@@ -49,6 +49,23 @@ def test_reload_lands_on_the_same_step(open_talk, watch) -> None:
     watch.assert_clean()
 
 
+def test_the_url_is_written_with_the_step(open_talk) -> None:
+    """A key's step and its URL change together, in the same task: a reload or a Back that comes
+    straight after the key (or a link copied then) never lands a step behind the talk."""
+    page = open_talk(hash_="#/9/3")
+    seen = page.evaluate("""() => {
+      const player = document.querySelector('#player'), keys = { key: 'ArrowRight', bubbles: true };
+      document.body.dispatchEvent(new KeyboardEvent('keydown', keys));
+      const step = [player.dataset.step, location.hash];
+      document.body.dispatchEvent(new KeyboardEvent('keydown', keys));
+      document.body.dispatchEvent(new KeyboardEvent('keydown', keys));
+      return [step, [player.dataset.slide, player.dataset.step, location.hash], history.length];
+    }""")
+    assert seen[0] == ["4", "#/9/4"] and seen[1] == ["attention-map", "6", "#/9/6"]
+    page.keyboard.press("ArrowRight")  # a new slide: its own history entry, at once
+    assert page.evaluate("() => [location.hash, history.length]") == ["#/10/1", seen[2] + 1]
+
+
 def test_back_button_returns_to_previous_slide(open_talk) -> None:
     page = open_talk()
     page.keyboard.press("ArrowRight")  # new slide: a history entry
