@@ -67,6 +67,13 @@ def test_static_files_are_revalidated_every_time(client, url) -> None:
     assert again == 304 and again_headers["cache-control"] == "no-cache"
 
 
+def test_the_icon_is_kept_for_a_day(client) -> None:
+    """The browser asks for the page's icon again on every URL change (every step): from its cache,
+    not from the server. It does not depend on the code's version."""
+    status, headers, _ = raw(client, "/static/favicon.svg", **{"accept-encoding": "identity"})
+    assert status == 200 and headers["cache-control"] == "public, max-age=86400"
+
+
 def test_other_encodings_share_one_validator(client) -> None:
     """A 304 for a br ETag when the client now asks for gzip: same content, so still not modified."""
     _, headers, _ = raw(client, FRAMES, **{"accept-encoding": "br"})
