@@ -14,7 +14,6 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 from starlette.types import Scope
 
-
 CODE = (".js", ".mjs", ".css", ".html", ".json", ".map")
 KEPT = "public, max-age=86400"
 
