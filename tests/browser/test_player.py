@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from url_probe import settled_hash
 
 from attention_talk.web.keys import KEYS
 
@@ -14,9 +13,8 @@ DECK = "attention-step-by-step"
 
 def state(page) -> tuple[str, str, str]:
     """(data-slide, data-step) of the player and the location's hash, in one round trip."""
-    hash_ = settled_hash(page)
-    return (*page.evaluate("() => { const el = document.querySelector('#player'); return "
-                           "[el.getAttribute('data-slide'), el.getAttribute('data-step')]; }"), hash_)
+    return tuple(page.evaluate("() => { const el = document.querySelector('#player'); return "
+                               "[el.getAttribute('data-slide'), el.getAttribute('data-step'), location.hash]; }"))
 
 
 def test_loads_clean_and_offline(open_talk, watch) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 from axe_probe import serious_violations
 from stage_probe import DRAWN, TRACK_DRAWN
-from url_probe import settled_hash
 
 from attention_talk.web.keys import KEYS
 
@@ -103,8 +102,7 @@ def _swipe(cdp, x0: float, x1: float, y0: float = 300, y1: float | None = None) 
 
 
 def _where(page) -> tuple[str, int, str]:
-    hash_ = settled_hash(page)
-    return (hash_, *page.evaluate("[history.length, location.pathname]"))
+    return tuple(page.evaluate("[location.hash, history.length, location.pathname]"))
 
 
 def _shown(page) -> bool:
