@@ -40,22 +40,34 @@ def serve(env: dict[str, str] | None = None, timeout: float = 120) -> Iterator[s
                              "--port", str(port)], env=full_env, cwd=ROOT, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/healthz", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("attention-talk serve did not start") from None
-                time.sleep(0.1)
+        wait_healthy(proc, url, timeout)
         warm(url)
         yield url
     finally:
+        stop(proc)
+
+
+def wait_healthy(proc: subprocess.Popen, url: str, timeout: float = 120) -> None:
+    """Return once ``url``/healthz answers 200; RuntimeError if the process ends or time runs out."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("attention-talk serve did not start")
+        time.sleep(0.1)
+
+
+def stop(proc: subprocess.Popen, timeout: float = 20) -> None:
+    """SIGTERM (a graceful shutdown), then SIGKILL if it has not ended within ``timeout`` s."""
+    if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()

@@ -24,7 +24,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from fresh_loop import run
-from served import ENV, ROOT, free_port, warm
+from served import ENV, ROOT, free_port, stop, wait_healthy, warm
 
 DECK = "presenting-demo"  # the small demo decks: the servers start in a moment
 DEMO_DECKS = ROOT / "tests" / "browser" / "decks"
@@ -68,27 +68,6 @@ def start_server(redis_port: int | None, extra: dict[str, str] | None = None) ->
     proc = subprocess.Popen([sys.executable, "-m", "attention_talk", "serve", "--host", "127.0.0.1", "--port",
                              str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
     return proc, f"http://127.0.0.1:{port}"
-
-
-def wait_healthy(proc: subprocess.Popen, url: str, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=2):
-                return
-        except OSError:
-            assert proc.poll() is None and time.monotonic() < deadline, "attention-talk serve did not start"
-            time.sleep(0.1)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")
