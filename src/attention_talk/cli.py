@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from attention_talk.deck import DeckError, deck_files, json_schema
-from attention_talk.frames import build_deck_frames, load_deck
+if TYPE_CHECKING:
+    from attention_talk.deck import DeckError
+
+# The deck and frames packages are imported inside the commands that use them: `serve` should not
+# pay for them before the server starts (the app reads the decks after it is healthy).
 
 app = typer.Typer(help="An animated talk on transformer attention.", no_args_is_help=True,
                   add_completion=False)
@@ -44,6 +47,9 @@ def validate(
 ) -> None:
     """Check deck files (every rule the server applies, frames built too); print every error with
     its file, slide, step and field; exit 1 on any."""
+    from attention_talk.deck import DeckError
+    from attention_talk.frames import build_deck_frames, load_deck
+
     files = _deck_files(paths or [])
     if not files:
         typer.echo("no deck files found", err=True)
@@ -80,6 +86,8 @@ def figures(
     deck: Annotated[Path | None, typer.Argument(help="A deck file (default: every deck in the decks folder).")] = None,
 ) -> None:
     """List every {placeholder} a deck's words may use, with its value for that deck."""
+    from attention_talk.deck import DeckError
+    from attention_talk.frames import load_deck
     from attention_talk.frames.catalog import figure_table
 
     for f in [deck] if deck else _deck_files([]):
@@ -98,6 +106,7 @@ def decks_doc(
     example: Annotated[Path, typer.Option(help="The example deck it includes.")] = Path("docs/example-deck.yaml"),
 ) -> None:
     """Write docs/decks.md (the deck format, builders and placeholders) from the code."""
+    from attention_talk.frames import load_deck
     from attention_talk.frames.catalog import decks_markdown
 
     shipped = [load_deck(f) for f in _deck_files([])]
@@ -119,6 +128,8 @@ def _settings():
 
 
 def _deck_files(paths: list[Path]) -> list[Path]:
+    from attention_talk.deck import deck_files
+
     files: list[Path] = []
     for p in paths or [_settings().decks_dir]:
         if not p.exists():
@@ -160,6 +171,8 @@ def export_(
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of a deck file."""
+    from attention_talk.deck import json_schema
+
     typer.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
 
 
