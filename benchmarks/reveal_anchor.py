@@ -27,7 +27,7 @@ PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>anchor</title>
 <link rel="stylesheet" href="reveal.css"><link rel="stylesheet" href="theme/black.css"></head>
 <body><div class="reveal"><div class="slides">{slides}</div></div>
 <script src="reveal.js"></script>
-<script>Reveal.initialize({{ hash: true, transition: "slide" }}).then(() => {{ window.revealReady = true; }});</script>
+<script src="init.js"></script>
 </body></html>"""
 
 
@@ -36,13 +36,22 @@ class _Quiet(SimpleHTTPRequestHandler):
         pass
 
 
+# How the anchor writes its URL. "hash" is reveal.js's usual set-up: the URL follows the deck, but
+# written at most once a second (Location.debouncedReplaceState), so most presses write nothing.
+# "history" writes the URL on every step, as attention-talk does (a reload or Back straight after a
+# key must land on that step): the like-for-like anchor.
+URL_MODES = {"hash": "{ hash: true }", "history": "{ history: true }"}
+INIT = """Reveal.initialize(Object.assign({transition: "slide"}, %s)).then(() => { window.revealReady = true; });"""
+
+
 def available() -> bool:
     return (REVEAL / "reveal.js").exists()
 
 
 @contextlib.contextmanager
-def anchor_deck() -> Iterator[tuple[str, int]]:
-    """Serve the anchor deck; yields its URL and its number of steps (slides + fragments)."""
+def anchor_deck(url_mode: str = "hash") -> Iterator[tuple[str, int]]:
+    """Serve the anchor deck, writing its URL as ``url_mode`` says (URL_MODES); yields its URL and its
+    number of steps (slides + fragments)."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for name in ("reveal.js", "reveal.css"):
@@ -51,6 +60,7 @@ def anchor_deck() -> Iterator[tuple[str, int]]:
         frags = "".join(f'<p class="fragment">Fragment {k + 1}: a row of weights</p>' for k in range(FRAGMENTS))
         slides = "".join(SLIDE.format(n=n + 1, fragments=frags) for n in range(SLIDES))
         (folder / "index.html").write_text(PAGE.format(slides=slides), encoding="utf-8")
+        (folder / "init.js").write_text(INIT % URL_MODES[url_mode], encoding="utf-8")
         server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
