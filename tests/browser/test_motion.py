@@ -7,9 +7,15 @@
   animation (document.getAnimations() stays empty).
 - The motions themselves: the mask sweeps cell by cell, the softmax weights grow as bars, a
   ghost query row and key column travel into their score cell, and the value rows travel into
-  the output row, each as strong as its weight."""
+  the output row, each as strong as its weight.
+- Motion costs no layout: every transition in the style sheets and every animation that runs
+  while stepping changes only properties that are painted or composited (PAINT_ONLY), never a
+  size or a place in the layout (width, height, top, margin, font-size…)."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 from stage_probe import DECKS, deck_steps, open_at, step_forward, track
@@ -54,6 +60,50 @@ SAMPLED = {"attention-step-by-step": ["#/8/2", "#/9/2", "#/9/5", "#/11/4", "#/12
            "real-heads": ["#/3/2", "#/5/3", "#/5/4", "#/6/1"]}
 
 
+# What a transition or an animation may change: the compositor's (transform, opacity), and the
+# paint-only colours of SVG cells. Anything else would lay the page out again on every frame.
+PAINT_ONLY = {"transform", "opacity", "visibility", "fill-opacity", "stroke"}
+CSS = Path(__file__).resolve().parents[2] / "static" / "css"
+TIMING = {"ease", "linear", "ease-in", "ease-out", "ease-in-out", "step-start", "step-end", "none"}
+
+# The properties the running animations change: a CSS transition's property, or the keys of a Web
+# Animation's (or CSS animation's) keyframes.
+ANIMATED = """() => [...new Set(document.getAnimations().flatMap((a) => a.transitionProperty ? [a.transitionProperty]
+  : a.effect.getKeyframes().flatMap((k) => Object.keys(k))
+      .filter((p) => !['offset', 'computedOffset', 'easing', 'composite'].includes(p))))]"""
+
+
+def transitioned(css: str) -> set[str]:
+    """The properties named by every transition / transition-property declaration of a style sheet
+    (one list item each: the property is its one word that is not a time or an easing)."""
+    names = set()
+    for decl in re.findall(r"transition(?:-property)?\s*:\s*([^;}]+)", css):
+        for item in re.split(r",(?![^(]*\))", decl):
+            words = [w for w in re.sub(r"\w[\w-]*\([^)]*\)", "", item).split()
+                     if w not in TIMING and not re.fullmatch(r"[-+]?[\d.]+m?s", w) and not w.startswith("!")]
+            names.update(words)
+    return names
+
+
+def keyframed(css: str) -> set[str]:
+    """The properties set inside every @keyframes block."""
+    names = set()
+    for body in re.findall(r"@keyframes\s+[\w-]+\s*{((?:[^{}]*{[^{}]*})*)[^{}]*}", css):
+        names.update(re.findall(r"([a-z-]+)\s*:", body))
+    return names
+
+
+def test_transitions_and_keyframes_change_paint_only() -> None:
+    sheets = {p.name: p.read_text(encoding="utf-8") for p in sorted(CSS.glob("*.css"))}
+    assert {"talk.css", "walkthrough.css", "rooms.css"} <= set(sheets)
+    assert transitioned("a { transition: width 1s ease, opacity var(--t) cubic-bezier(.2, .7, .2, 1) .2s; }") == \
+        {"width", "opacity"}  # the parser itself
+    assert keyframed("@keyframes p { from { opacity: 1; } to { height: 3px; } }") == {"opacity", "height"}
+    found = {name: (transitioned(css) | keyframed(css)) - PAINT_ONLY for name, css in sheets.items()}
+    assert {name: bad for name, bad in found.items() if bad} == {}
+    assert "transform" in transitioned(sheets["walkthrough.css"])  # the slider's square, no longer its width
+
+
 def animated_page(browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="no-preference")
     page = ctx.new_page()
@@ -64,17 +114,19 @@ def animated_page(browser):
 @pytest.mark.parametrize("deck", DECKS)
 def test_nothing_overlaps_in_flight(browser, server_url, deck) -> None:
     ctx, page = animated_page(browser)
-    bad = {}
+    bad, animated = {}, set()
     for hash_ in SAMPLED[deck]:
         open_at(page, server_url, deck, hash_)
         page.wait_for_timeout(900)
         page.evaluate(BEFORE)
         page.keyboard.press("ArrowRight")
+        animated.update(page.evaluate(ANIMATED))
         seen = page.evaluate(SAMPLE, 1600)
         if seen["overlaps"] or seen["slides"] > 1:
             bad[hash_] = seen
     ctx.close()
     assert bad == {}
+    assert "opacity" in animated and animated - PAINT_ONLY == set()  # motion ran, and laid nothing out
 
 
 @pytest.mark.parametrize("deck", DECKS)

@@ -16,6 +16,43 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
     watch.assert_clean()
 
 
+# The cost slide's square: its filled part's side, over the whole square's, once its motion ends.
+SQUARE = """async () => {
+  const square = document.querySelector('.slide.active .slider-square');
+  const fill = square.firstElementChild;
+  await Promise.all(fill.getAnimations().map((a) => a.finished));
+  const outer = square.getBoundingClientRect(), inner = fill.getBoundingClientRect();
+  const scale = outer.width / square.offsetWidth;  // the stage's scale; the square has a border
+  return { side: Number(square.style.getPropertyValue('--side')),
+           w: inner.width / scale / square.clientWidth, h: inner.height / scale / square.clientHeight,
+           left: (inner.left - outer.left) / scale - square.clientLeft,
+           top: (inner.top - outer.top) / scale - square.clientTop,
+           n: document.querySelector('.slide.active .slider-n').textContent };
+}"""
+
+
+def test_the_cost_square_grows_with_n(open_talk, watch, server_url) -> None:
+    """The square's area stands for n² pairs: its side is the frame's `side` (n over the largest n),
+    drawn from the top-left corner, at the frame's n and after the slider jumps to the largest."""
+    page = open_talk(DECK)
+    goto_slide(page, "the-cost", 1)
+    frames = page.request.get(f"{server_url}/api/decks/{DECK}/slides/the-cost/frames").json()
+    data = next(w for w in frames["frames"][0]["widgets"] if w["type"] == "slider")["data"]
+    options = data["options"]
+    for picked in (data["selected"], len(options) - 1):
+        if picked == len(options) - 1:
+            page.locator(".slide.active .widget-slider input[type=range]").focus()
+            page.keyboard.press("End")
+        seen = page.evaluate(SQUARE)
+        o = options[picked]
+        assert seen["n"] == f"n = {o['n']:,}" and seen["side"] == pytest.approx(o["side"])
+        assert o["side"] == pytest.approx(o["n"] / options[-1]["n"])
+        assert seen["w"] == pytest.approx(o["side"], abs=0.005) and seen["h"] == pytest.approx(o["side"], abs=0.005)
+        assert abs(seen["left"]) < 0.5 and abs(seen["top"]) < 0.5  # from the top-left corner
+    assert seen["side"] == 1.0
+    watch.assert_clean()
+
+
 def picker_state(page) -> tuple[str, list[float], str]:
     root = page.locator(".slide.active .widget-token-picker")
     values = [num(t) for t in root.locator(".wb-value").all_inner_texts()]

@@ -21,7 +21,7 @@ function show(root, data, i) {
     el.querySelector(".out-value").textContent = rows[k][1];
     el.querySelector(".out-formula").textContent = rows[k][2];
   });
-  root.querySelector(".slider-square").style.setProperty("--side", `${o.side * 100}%`);
+  root.querySelector(".slider-square").style.setProperty("--side", String(o.side));
 }
 
 registerWidget("slider", (root, widget) => {
