@@ -16,7 +16,12 @@ function tablesLater(section, tensors) {
   const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 50));
   const cancel = window.cancelIdleCallback ?? clearTimeout;
   if (waiting.has(section)) cancel(waiting.get(section));
-  waiting.set(section, idle(() => { waiting.delete(section); renderTables(section, tensors); }, { timeout: 500 }));
+  waiting.set(section, idle(() => {
+    waiting.delete(section);
+    // Laid out now, in idle time: left to the next frame, the new tables' layout would fall in the
+    // frame of the next key pressed soon after.
+    if (renderTables(section, tensors)) section.querySelector(":scope > .tensor-tables").lastElementChild?.getBoundingClientRect();
+  }, { timeout: 500 }));
 }
 
 export function drawFrame(section, frame) {

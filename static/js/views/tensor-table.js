@@ -45,11 +45,12 @@ function tableKey(t) {
 const keys = new WeakMap(); // table → tableKey of the tensor it was written from
 
 /** Replace the section's tables with those of `tensors` (a frame's): only the tables of tensors that
- * changed are written again, inside a box whose layout and paint are contained (`.tensor-tables`). */
+ * changed are written again, inside a box whose layout and paint are contained (`.tensor-tables`).
+ * Returns whether anything was written. */
 export function renderTables(section, tensors) {
   let box = section.querySelector(":scope > .tensor-tables");
   if (!box) {
-    if (!tensors.length) return;
+    if (!tensors.length) return false;
     box = el("div", section);
     box.className = "tensor-tables sr-only";
   }
@@ -63,4 +64,5 @@ export function renderTables(section, tensors) {
   });
   const same = tables.length === box.children.length && tables.every((tab, i) => box.children[i] === tab);
   if (!same) box.replaceChildren(...tables);
+  return !same;
 }
