@@ -4,10 +4,13 @@
 // player's "close" event) closes it; a click elsewhere or a new frame closes it too. The stage owner
 // hands over each frame it draws (attach), so the panel knows which tensor and cell an element
 // stands for; the panel itself is drawn by views/derivation.js. A frame carries each cell's title
-// and value; the terms of its computation come from the frame store (one request per slide, made as
-// soon as a frame with derivable cells is drawn, so they are there by the time a cell is opened).
+// and value; the terms of its computation come from the frame store (one request per slide, made in
+// the idle time after a frame with derivable cells is drawn, so they are there by the time a cell is
+// opened).
 import { createPanel, markDerivable, neighbour, placePanel, renderDerivation } from "../views/derivation.js";
 import { Controller } from "./controller.js";
+
+const idle = (fn, options) => (window.requestIdleCallback ?? ((f) => setTimeout(f, 50)))(fn, options);
 
 export class DerivationController extends Controller {
   constructor(player, root, frames = null) {
@@ -69,7 +72,10 @@ export class DerivationController extends Controller {
     this.close();
     this.frame = frame;
     this.cells = markDerivable(section, frame);
-    if (this.cells.size) this.withParts(frame).catch((err) => console.warn(err.message));
+    // The slide's terms are fetched in idle time: their response (parsed on the main thread) must
+    // not fall between the key and the frame that shows its step. A panel opened before they are
+    // in says so and fills in (open).
+    if (this.cells.size) idle(() => this.withParts(frame).catch((err) => console.warn(err.message)), { timeout: 300 });
   }
 
   /** The frame's cells with their parts (fetched once per slide, then filled in place). */
