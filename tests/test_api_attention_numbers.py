@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -180,3 +182,39 @@ def test_settling_after_the_warm_freezes_the_objects_and_keeps_one_blas_thread(c
     settle()
     assert gc.get_freeze_count() > 10_000
     assert {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"} == {1}
+
+
+# In a fresh interpreter: no background thread of another test's app may touch BLAS meanwhile.
+BLAS_RACE = """
+import json
+import numpy  # loads OpenBLAS
+from threadpoolctl import threadpool_info, threadpool_limits
+from attention_talk.model import threads
+
+def blas():
+    return sorted({lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"})
+
+seen = []
+threadpool_limits(limits=2, user_api="blas")
+seen.append(blas())
+with threads.one_blas_thread():
+    seen.append(blas())
+seen.append(blas())              # a run alone gives the threads back
+with threads.one_blas_thread():
+    threads.one_blas_thread_for_good()  # the warm, from another thread, during the run
+seen.append(blas())
+with threads.one_blas_thread():
+    pass
+seen.append(blas())
+print(json.dumps(seen))
+"""
+
+
+def test_a_model_run_begun_before_one_thread_for_good_does_not_give_blas_its_threads_back() -> None:
+    """The server's warm sets one BLAS thread for good while the model (loaded in another thread) may
+    be in a run that began with two: the run's way out restored the two, for good. Now the process
+    ends at one thread whichever comes last, and later runs keep it."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    done = subprocess.run([sys.executable, "-c", BLAS_RACE], capture_output=True, text=True, env=env,
+                          timeout=60, check=True)
+    assert json.loads(done.stdout) == [[2], [1], [2], [1], [1]]

@@ -154,10 +154,10 @@ def one_blas_thread_per_request() -> None:
     cores (load average 4–5), 64 tokens, d 512, 8 heads: the chain took 104 ms (median) with
     OpenBLAS's default two threads, 7 ms with one. The server's parallelism is its requests (the
     attention Gate gives each its worker thread); the model already computes with one thread
-    (``model/threads.py``), so its own limit keeps and restores this one."""
-    from threadpoolctl import threadpool_limits
+    (``model/threads.py``), and a model run that began before this call leaves it in place."""
+    from attention_talk.model.threads import one_blas_thread_for_good
 
-    threadpool_limits(limits=1, user_api="blas")
+    one_blas_thread_for_good()
 
 
 def run_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: bool,

@@ -19,7 +19,7 @@ NumPy only, no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -40,20 +40,32 @@ def check_groups(heads: int, kv_heads: int) -> int:
 
 
 @dataclass(frozen=True)
-class GroupedAttention:
-    """Every intermediate of grouped-query attention, heads along the first axis."""
+class GroupedMaps:
+    """The attention maps of every head, without the values: what a map needs, half the work."""
 
-    q: np.ndarray  # (h, n_q, d_k)
-    k: np.ndarray  # (g, n_k, d_k)
-    v: np.ndarray  # (g, n_k, d_v)
     scores: np.ndarray  # (h, n_q, n_k)  Q Kᵀ of each head with its group's keys
     scale: float
     scaled: np.ndarray  # (h, n_q, n_k)
     mask: np.ndarray  # (n_q, n_k)  additive, shared by every head
     masked: np.ndarray  # (h, n_q, n_k)
     weights: np.ndarray  # (h, n_q, n_k)  rows sum to 1
-    output: np.ndarray  # (h, n_q, d_v)
     temperature: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupedAttention(GroupedMaps):
+    """Every intermediate of grouped-query attention, heads along the first axis: the maps, and the
+    projections and outputs around them."""
+
+    q: np.ndarray  # (h, n_q, d_k)
+    k: np.ndarray  # (g, n_k, d_k)
+    v: np.ndarray  # (g, n_k, d_v)
+    output: np.ndarray  # (h, n_q, d_v)
+
+    @classmethod
+    def of(cls, maps: GroupedMaps, **rest: np.ndarray) -> GroupedAttention:
+        """The maps, with q, k, v and output (``rest``) added."""
+        return cls(**{f.name: getattr(maps, f.name) for f in fields(GroupedMaps)}, **rest)
 
     @property
     def heads(self) -> int:
@@ -107,22 +119,7 @@ def grouped_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool 
         raise ValueError(f"V must have one head and row per K head and row: K is {k.shape}, V is {v.shape}")
     maps = grouped_maps(q, k, causal=causal, mask=mask, scale=scale, temperature=temperature)
     output = (maps.weights.reshape(g, r, n_q, n_k) @ v[:, None]).reshape(h, n_q, v.shape[2])  # (h, n_q, d_v)
-    return GroupedAttention(q=q, k=k, v=v, scores=maps.scores, scale=maps.scale, scaled=maps.scaled,
-                            mask=maps.mask, masked=maps.masked, weights=maps.weights, output=output,
-                            temperature=maps.temperature)
-
-
-@dataclass(frozen=True)
-class GroupedMaps:
-    """The attention maps of every head, without the values: what a map needs, half the work."""
-
-    scores: np.ndarray  # (h, n_q, n_k)  Q Kᵀ of each head with its group's keys
-    scale: float
-    scaled: np.ndarray  # (h, n_q, n_k)
-    mask: np.ndarray  # (n_q, n_k)  additive, shared by every head
-    masked: np.ndarray  # (h, n_q, n_k)
-    weights: np.ndarray  # (h, n_q, n_k)  rows sum to 1
-    temperature: float = 1.0
+    return GroupedAttention.of(maps, q=q, k=k, v=v, output=output)
 
 
 def grouped_maps(q: np.ndarray, k: np.ndarray, *, causal: bool = False, mask: np.ndarray | None = None,

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from functools import cache
 
 _LOCK = threading.RLock()
+_FOR_GOOD = False  # one_blas_thread_for_good was called: every run ends at one thread too
 
 
 @cache
@@ -32,6 +33,22 @@ def _controller():
 
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """Run the body with BLAS limited to one thread, one model run at a time."""
-    with _LOCK, _controller().limit(limits=1, user_api="blas"):
-        yield
+    """Run the body with BLAS limited to one thread, one model run at a time. On the way out the
+    limit goes back to what it was when the run began, unless the process has meanwhile asked for one
+    thread for good: a run that began before that must not give BLAS its threads back."""
+    with _LOCK:
+        try:
+            with _controller().limit(limits=1, user_api="blas"):
+                yield
+        finally:
+            if _FOR_GOOD:
+                _controller().limit(limits=1, user_api="blas")
+
+
+def one_blas_thread_for_good() -> None:
+    """BLAS at one thread in this process from now on, model runs included (the server: its
+    parallelism is its requests). Needs no lock: whichever of this and a run's way out comes last,
+    the process ends at one thread."""
+    global _FOR_GOOD
+    _FOR_GOOD = True
+    _controller().limit(limits=1, user_api="blas")
