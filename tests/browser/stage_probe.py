@@ -56,7 +56,8 @@ STEPS = """() => JSON.parse(document.getElementById('deck-data').textContent).sl
 TRACK_DRAWN = """window.addEventListener('framedrawn',
   (e) => { window.__drawn = `${e.detail.slide}/${e.detail.step}`; }, true);"""
 
-# Resolves once the stage has drawn the frame of the step named by the hash, two paints on.
+# Resolves once the stage has drawn the frame of the step named by the hash, two paints on, and the
+# fonts its text asked for have loaded (a fresh page may meet the equation font only at this step).
 DRAWN = """async (hash) => {
   const [slide, step] = hash.slice(2).split('/').map(Number);
   const id = JSON.parse(document.getElementById('deck-data').textContent).slides[slide - 1].id;
@@ -66,6 +67,7 @@ DRAWN = """async (hash) => {
     const t = setInterval(() => { if (done()) { clearInterval(t); resolve(); } }, 10);
   });
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  await document.fonts.ready;
 }"""
 
 
@@ -78,12 +80,25 @@ def track(page) -> None:
     page.add_init_script(TRACK_DRAWN)
 
 
-def open_at(page, server_url: str, deck: str, hash_: str) -> None:
-    """A fresh load of one step's URL (the page was track()ed), waiting until its frame is drawn."""
-    page.goto("about:blank")
-    page.goto(f"{server_url}/talk/{deck}{hash_}")
+def start_load(page, server_url: str, deck: str, hash_: str) -> None:
+    """Start a fresh load of one step's URL (the page was track()ed) and return once the navigation
+    has committed, the page still loading: several pages can load at once. finish_load waits."""
+    page.goto("about:blank")  # from the same URL with another hash, goto would only change the hash
+    page.goto(f"{server_url}/talk/{deck}{hash_}", wait_until="commit")
+
+
+def finish_load(page, hash_: str) -> None:
+    """Wait until the load started by start_load is done: the load event, the player ready, and the
+    frame of `hash_` drawn."""
+    page.wait_for_load_state("load")
     page.wait_for_selector("#player.ready", state="attached")
     page.evaluate(DRAWN, hash_)
+
+
+def open_at(page, server_url: str, deck: str, hash_: str) -> None:
+    """A fresh load of one step's URL (the page was track()ed), waiting until its frame is drawn."""
+    start_load(page, server_url, deck, hash_)
+    finish_load(page, hash_)
 
 
 def step_forward(page, hash_: str) -> None:

@@ -20,8 +20,10 @@ from pathlib import Path
 import pytest
 from stage_probe import DECKS, deck_steps, open_at, step_forward, track
 
-# Samples every animation frame for `ms`: pairs of visible matrices that overlap (and did not
-# overlap before the step nor after it), and the most slides visible at once.
+# Samples every animation frame after a key, until the step it took is drawn and no animation or
+# transition runs any more (then nothing moves: what follows would be the same picture), or for
+# `ms` at most: pairs of visible matrices that overlap (and did not overlap before the step nor after
+# it), and the most slides visible at once.
 SAMPLE = """async (ms) => {
   const visible = (el) => { for (let e = el; e && e !== document.body; e = e.parentElement) {
       const cs = getComputedStyle(e);
@@ -39,17 +41,26 @@ SAMPLE = """async (ms) => {
     return out;
   };
   const seen = new Set(); let slides = 0;
+  const still = () => window.__drawn !== window.__drawnBefore && !document.getAnimations()
+    .some((a) => a.playState === 'running' || a.pending);
   const t0 = performance.now();
   await new Promise((resolve) => { const tick = () => {
     for (const o of overlaps()) seen.add(o);
     slides = Math.max(slides, [...document.querySelectorAll('#stage > .slide')].filter(visible).length);
-    if (performance.now() - t0 < ms) requestAnimationFrame(tick); else resolve(); };
+    if (performance.now() - t0 < ms && !still()) requestAnimationFrame(tick); else resolve(); };
     requestAnimationFrame(tick); });
   const after = overlaps();
   return { overlaps: [...seen].filter((o) => !after.has(o) && !window.__before.has(o)), slides };
 }"""
 
-BEFORE = """() => { window.__before = new Set(); }"""
+BEFORE = """() => { window.__before = new Set(); window.__drawnBefore = window.__drawn; }"""
+
+# Resolves once no animation or transition runs (a freshly loaded step fades in), after `ms` at most.
+SETTLED = """async (ms) => {
+  const t0 = performance.now();
+  const moving = () => document.getAnimations().some((a) => a.playState === 'running' || a.pending);
+  while (moving() && performance.now() - t0 < ms) await new Promise((r) => requestAnimationFrame(r));
+}"""
 
 # Slides whose steps move matrices most: chapter 1's map, softmax and output; chapter 2's pipeline
 # (one matrix replaced by the next in the same place) and its heads; and the slide changes into them.
@@ -117,7 +128,7 @@ def test_nothing_overlaps_in_flight(browser, server_url, deck) -> None:
     bad, animated = {}, set()
     for hash_ in SAMPLED[deck]:
         open_at(page, server_url, deck, hash_)
-        page.wait_for_timeout(900)
+        page.evaluate(SETTLED, 900)
         page.evaluate(BEFORE)
         page.keyboard.press("ArrowRight")
         animated.update(page.evaluate(ANIMATED))
@@ -152,7 +163,7 @@ def test_reduced_motion_runs_no_animation(browser, server_url, deck) -> None:
 def motions_after(page, server_url, hash_: str) -> list[str]:
     """Step on from `hash_` and list the Web Animations the matrix view started (by target)."""
     open_at(page, server_url, "attention-step-by-step", hash_)
-    page.wait_for_timeout(900)
+    page.evaluate(SETTLED, 900)
     page.keyboard.press("ArrowRight")
     page.wait_for_timeout(60)
     return page.evaluate("""() => document.getAnimations().filter((a) => !a.transitionProperty)
