@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from axe_probe import serious_violations
-from stage_probe import DECKS
+from stage_probe import DECKS, DRAWN, track
 
 ONE, TWO, THREE = "attention-step-by-step", "attention-walkthrough", "real-heads"
 
@@ -20,11 +20,18 @@ def slide_hash(page, slide_id: str, step: int | str = 1) -> str:
     return f"#/{n}/{step}"
 
 
+# Resolves once the page has been idle: what it writes in idle time (the tensors' tables) is written.
+IDLE = """() => new Promise((r) => requestIdleCallback(() => setTimeout(r), { timeout: 2000 }))"""
+
+
 def go(page, hash_: str) -> None:
+    """Jump to `hash_` (the page was track()ed) and wait until its frame is drawn (motion reduced:
+    nothing moves after that) and the page has written what it writes in idle time."""
     page.evaluate("h => { location.hash = h; }", hash_)
     at = "h => { const s = window.attentionTalk.player.state; return `#/${s.slide}/${s.step}` === h; }"
     page.wait_for_function(at, arg=hash_)
-    page.wait_for_timeout(400)  # the frame drawn, motion ended (reduced motion: at once)
+    page.evaluate(DRAWN, hash_)
+    page.evaluate(IDLE)
 
 
 # (deck, slide id, step, what it shows)
@@ -43,6 +50,7 @@ STEPS = [
 def axe_page(browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
     page = ctx.new_page()
+    track(page)
     yield page
     ctx.close()
 
@@ -92,6 +100,7 @@ def kb(page, server_url):
 
     def open_(deck: str, slide: str, step: int = 1):
         page.emulate_media(reduced_motion="reduce")
+        track(page)
         page.goto(f"{server_url}/talk/{deck}")
         page.wait_for_selector("#player.ready", state="attached")
         go(page, slide_hash(page, slide, step))

@@ -5,27 +5,21 @@ by name once kept its old title: "S = Q·Kᵀ" over the softmax weights)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from stage_probe import (DESIGNED_DECKS, VISIBLE_TEXT, deck_steps, finish_load, open_at, start_load,
-                         step_forward, track)
-
-# Pages that load step URLs at once while the other page steps (a load takes about a second, mostly
-# the page's own start-up): each a real navigation to the step's URL, run from the URL alone.
-LOADERS = int(os.environ.get("LOADERS", "3"))
+from stage_probe import DESIGNED_DECKS, VISIBLE_TEXT, deck_steps, finish_load, open_at, start_load, step_forward, track
 
 
 @pytest.fixture
 def reduced(browser):
-    """Pages without motion: one steps through, the others load URLs. Each in a context of its own,
-    so that no page hears another's BroadcastChannel hello and adopts its step instead of its URL's."""
+    """Two pages without motion, each in a context of its own: one steps through, one loads URLs
+    (in one context, the loaded page would hear the other's BroadcastChannel hello answered with its
+    step, instead of starting from its URL alone)."""
     contexts = [browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
-                for _ in range(1 + LOADERS)]
+                for _ in range(2)]
     pages = [ctx.new_page() for ctx in contexts]
     for p in pages:
         track(p)
-    yield pages[0], pages[1:]
+    yield pages
     for ctx in contexts:
         ctx.close()
 
@@ -34,24 +28,19 @@ def reduced(browser):
 # cores); run it with DESIGNED_DECKS replaced by DECKS after changing the chapter.
 @pytest.mark.parametrize("deck", DESIGNED_DECKS)
 def test_every_step_stepped_into_equals_its_url(reduced, server_url, deck) -> None:
-    stepping, loaders = reduced
+    stepping, loading = reduced
     open_at(stepping, server_url, deck, "#/1/1")
     steps = deck_steps(stepping)
     assert len(steps) > 20
     differ = {}
-    for first in range(0, len(steps), len(loaders)):
-        batch = list(zip(loaders, steps[first:first + len(loaders)], strict=False))
-        for loading, hash_ in batch:
-            start_load(loading, server_url, deck, hash_)
-        seen = {}
-        for _, hash_ in batch:
-            if hash_ != steps[0]:
-                step_forward(stepping, hash_)
-            seen[hash_] = stepping.evaluate(VISIBLE_TEXT)
-        for loading, hash_ in batch:
-            finish_load(loading, hash_)
-            direct = loading.evaluate(VISIBLE_TEXT)
-            if seen[hash_] != direct:
-                a, b = {tuple(x) for x in seen[hash_]}, {tuple(x) for x in direct}
-                differ[hash_] = {"stepped only": sorted(a - b)[:4], "loaded only": sorted(b - a)[:4]}
+    for n, hash_ in enumerate(steps):
+        start_load(loading, server_url, deck, hash_)  # a real load of the URL, while the other page steps
+        if n:
+            step_forward(stepping, hash_)
+        seen = stepping.evaluate(VISIBLE_TEXT)
+        finish_load(loading, hash_)
+        direct = loading.evaluate(VISIBLE_TEXT)
+        if seen != direct:
+            a, b = {tuple(x) for x in seen}, {tuple(x) for x in direct}
+            differ[hash_] = {"stepped only": sorted(a - b)[:4], "loaded only": sorted(b - a)[:4]}
     assert differ == {}
