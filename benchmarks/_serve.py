@@ -4,12 +4,14 @@ first 200 from /healthz; and a headless Chromium launched the way the browser te
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,6 +67,28 @@ def spawned(cmd: list[str] | None = None, env: dict[str, str] | None = None,
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def settled(url: str, timeout: float = 180) -> None:
+    """Wait until the server's background start-up work is over: the model loaded (when installed)
+    and every deck built (a manifest builds its deck's frames if the warm-up has not yet), so that
+    what a benchmark times does not share the cores with it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/api/model", timeout=30) as r:
+                if json.load(r).get("loaded"):
+                    break
+        except urllib.error.HTTPError as exc:
+            if exc.code == 503:  # no model installed: nothing to wait for
+                break
+            raise
+        time.sleep(0.2)
+    with urllib.request.urlopen(f"{url}/api/decks", timeout=120) as r:
+        decks = json.load(r)
+    for deck in decks:
+        with urllib.request.urlopen(f"{url}/api/decks/{deck['id']}", timeout=120) as r:
+            r.read()
 
 
 def main_thread_cpu(pid: int) -> float | None:

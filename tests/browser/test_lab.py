@@ -6,6 +6,7 @@ install it; a phone shows one view at a time. No console error, no request leave
 
 from __future__ import annotations
 
+import base64
 from urllib.parse import parse_qs, quote, urlparse
 
 import httpx
@@ -188,6 +189,34 @@ def test_model_layer_and_head_show_the_apis_map(lab, server_url, watch, real_mod
     page.wait_for_selector(".lab-panel:not([hidden])")
     assert panel_recomputes(page) == pytest.approx(answer["weights"][4][2], abs=2e-3)
     watch.assert_clean()
+
+
+# One grid map's pixels, as [r, g, b, a] rows, and the weights' colour of the page's theme.
+GRID_PIXELS = """([layer, head]) => {
+  const canvas = document.querySelector(`.grid-map[data-layer="${layer}"][data-head="${head}"] canvas`);
+  const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  return { side: canvas.width, pixels: Array.from(px),
+           colour: getComputedStyle(document.getElementById('lab-grid')).getPropertyValue('--weights').trim() };
+}"""
+
+
+def test_the_grid_draws_every_heads_bytes(lab, server_url, real_model) -> None:
+    """Each small map is the weights' colour at the API's bytes as alphas (one byte per block)."""
+    text = "one two three one two three"
+    page = lab("?text=" + quote(text) + "&source=model&layer=3&head=5")
+    body = {"text": text, "layer": 3, "head": 5, "grid": 16}
+    grid = httpx.post(f"{server_url}/api/model/lab", json=body).json()["grid"]
+    data, m = base64.b64decode(grid["data"]), grid["cells"]
+    for layer, head in [(0, 0), (3, 5), (29, 8), (17, 2)]:
+        seen = page.evaluate(GRID_PIXELS, [layer, head])
+        assert seen["side"] == m
+        at = (layer * grid["heads"] + head) * m * m
+        rgb = [int(seen["colour"].lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)]
+        px = seen["pixels"]
+        assert px[3::4] == list(data[at:at + m * m])  # the alphas, exactly
+        opaque = [k for k in range(m * m) if px[4 * k + 3] == 255]  # (a canvas keeps colours premultiplied)
+        assert opaque and all(px[4 * k:4 * k + 3] == rgb for k in opaque)
+    assert len(set(data)) > 8  # the maps differ: a wrong offset would not pass
 
 
 def test_the_grid_is_keyboard_driven(lab, real_model) -> None:

@@ -16,12 +16,16 @@ function decode(base64) {
   return bytes;
 }
 
+// ImageData's bytes are R, G, B, A in memory; a Uint32 over them reads them in the machine's order.
+const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 export class GridView {
   /** `onOpen(layer, head)` opens a head in the map and head views. */
   constructor(box, onOpen) {
     this.box = box;
     this.onOpen = onOpen;
     this.cells = []; // [layer][head] → button
+    this.contexts = [];
     this.shape = "";
     this.current = [0, 0];
     box.addEventListener("click", (e) => {
@@ -47,6 +51,7 @@ export class GridView {
     }
     this.box.append(header);
     this.cells = [];
+    this.contexts = []; // every map's 2D context, layer by layer, head by head
     for (let layer = 0; layer < layers; layer++) {
       const row = document.createElement("div");
       row.className = "grid-row";
@@ -63,7 +68,9 @@ export class GridView {
         b.setAttribute("role", "gridcell");
         b.tabIndex = -1;
         b.setAttribute("aria-label", `layer ${layer}, head ${h} (K/V head ${Math.floor(h / per)})`);
-        b.append(document.createElement("canvas"));
+        const canvas = document.createElement("canvas");
+        b.append(canvas);
+        this.contexts.push(canvas.getContext("2d"));
         row.append(b);
         buttons.push(b);
       }
@@ -80,27 +87,39 @@ export class GridView {
     return s;
   }
 
-  /** Draw the answer's grid; `current` = [layer, head] is marked and takes the focus stop. */
+  /** The weights' colour of the current theme, read once per theme (a style read after the lab's
+   * other views were written would make the browser compute the page's style there and then). */
+  colour() {
+    const theme = document.documentElement.dataset.theme ?? "";
+    if (this.colourFor !== theme) {
+      this.colourFor = theme;
+      this.rgb = rgb(getComputedStyle(this.box).getPropertyValue("--weights"));
+    }
+    return this.rgb;
+  }
+
+  /** Draw the answer's grid; `current` = [layer, head] is marked and takes the focus stop. Every map
+   * is one colour at its blocks' alphas: written as whole pixels into one image, reused. */
   render(grid, kvHeads, current) {
     const shape = `${grid.layers}x${grid.heads}`;
     if (shape !== this.shape) this.build(grid.layers, grid.heads, kvHeads);
     this.shape = shape;
     const bytes = decode(grid.data);
     const m = grid.cells;
-    const [r, g, b] = rgb(getComputedStyle(this.box).getPropertyValue("--weights"));
+    const [r, g, b] = this.colour();
+    if (this.image?.width !== m) this.image = new ImageData(m, m);
+    const pixels = new Uint32Array(this.image.data.buffer);
+    const rgbBits = little ? (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8);
     let at = 0;
-    for (const row of this.cells) {
-      for (const button of row) {
-        const canvas = button.firstChild;
-        if (canvas.width !== m) { canvas.width = m; canvas.height = m; }
-        const image = new ImageData(m, m);
-        const px = image.data;
-        for (let k = 0; k < m * m; k++) {
-          px[4 * k] = r; px[4 * k + 1] = g; px[4 * k + 2] = b; px[4 * k + 3] = bytes[at + k];
-        }
-        at += m * m;
-        canvas.getContext("2d").putImageData(image, 0, 0);
+    for (const ctx of this.contexts) {
+      const canvas = ctx.canvas;
+      if (canvas.width !== m) { canvas.width = m; canvas.height = m; }
+      for (let k = 0; k < m * m; k++) {
+        const a = bytes[at + k];
+        pixels[k] = little ? (rgbBits | (a << 24)) >>> 0 : (rgbBits | a) >>> 0;
       }
+      at += m * m;
+      ctx.putImageData(this.image, 0, 0);
     }
     this.mark(current);
   }

@@ -195,15 +195,18 @@ class Lab {
     if (!this.answer) return;
     const { state, body } = this.answer;
     const head = state.source === "model" ? body : body.per_head[state.head];
+    // Sizes read before anything is written: a read after a write lays the page out there and then.
+    const mapWidth = document.querySelector(".map-box").clientWidth;
+    const linesWidth = document.querySelector(".lines-box").clientWidth;
+    const mapHeight = Math.max(320, window.innerHeight * 0.72);
     renderTokens($("lab-tokens"), body.tokens);
     document.querySelector(".map-name").textContent = LABELS[state.map];
     document.querySelector(".map-name").className = `map-name kind-${state.map === "weights" ? "weights" : "scores"}`;
     document.querySelector(".map-where").textContent = state.source === "model"
       ? `layer ${state.layer} · head ${state.head}` : `head ${state.head}`;
-    const box = document.querySelector(".map-box");
     this.map.render({ tokens: body.tokens, values: head[state.map], name: state.map, label: LABELS[state.map],
-      kind: state.map === "weights" ? "weights" : "scores" }, box.clientWidth, Math.max(320, window.innerHeight * 0.72));
-    this.lines.render({ tokens: body.tokens, weights: head.weights }, document.querySelector(".lines-box").clientWidth);
+      kind: state.map === "weights" ? "weights" : "scores" }, mapWidth, mapHeight);
+    this.lines.render({ tokens: body.tokens, weights: head.weights }, linesWidth);
     if (state.source === "model") {
       if (body.grid) this.grid.render(body.grid, body.kv_heads, [state.layer, state.head]);
       renderNext($("lab-next"), body.next_tokens);
