@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from attention_talk.model import default_path
 
 # Chapter 3 runs on the real model: walked wherever the model is installed (always in CI).
@@ -78,6 +81,19 @@ def deck_steps(page) -> list[str]:
 def track(page) -> None:
     """Call once per page, before it loads a talk."""
     page.add_init_script(TRACK_DRAWN)
+
+
+@contextlib.contextmanager
+def tracked_page(browser, motion: str = "reduce") -> Iterator:
+    """A 1280×720 page in a browser context of its own, track()ed, closed afterwards. `motion` is
+    its prefers-reduced-motion: "reduce" (the default) shows every step's final state at once."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion=motion)
+    page = ctx.new_page()
+    track(page)
+    try:
+        yield page
+    finally:
+        ctx.close()
 
 
 def start_load(page, server_url: str, deck: str, hash_: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from axe_probe import serious_violations
-from stage_probe import DECKS, DRAWN, track
+from stage_probe import DECKS, DRAWN, track, tracked_page
 
 ONE, TWO, THREE = "attention-step-by-step", "attention-walkthrough", "real-heads"
 
@@ -48,11 +48,8 @@ STEPS = [
 
 @pytest.fixture(scope="module")
 def axe_page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
-    page = ctx.new_page()
-    track(page)
-    yield page
-    ctx.close()
+    with tracked_page(browser) as page:
+        yield page
 
 
 @pytest.mark.parametrize("deck", DECKS)  # chapter 3 where the model is installed

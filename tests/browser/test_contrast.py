@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from contrast_probe import CONTRAST
-from stage_probe import DECKS, open_at, track
+from stage_probe import DECKS, open_at, tracked_page
 
 SAMPLED = {
     "attention-step-by-step": ["#/1/1", "#/3/1", "#/6/2", "#/9/6", "#/10/2", "#/12/3", "#/13/2", "#/15/1"],
@@ -24,24 +24,21 @@ THEMES = ("dark", "light")
 def contrast_by_theme(browser, server_url):
     """Every sampled step loaded once and measured in both themes (D swaps them, and the page keeps
     the last one for the next load): {theme: [steps measured]} and {theme: {step: texts too low}}."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
-    page = ctx.new_page()
-    track(page)
     measured: dict[str, list[str]] = {theme: [] for theme in THEMES}
     low: dict[str, dict] = {theme: {} for theme in THEMES}
-    for deck, steps in SAMPLED.items():
-        for hash_ in steps:
-            open_at(page, server_url, deck, hash_)
-            for press in (False, True):
-                if press:
-                    page.keyboard.press("d")
-                theme = page.evaluate("document.documentElement.dataset.theme")
-                page.wait_for_timeout(50)
-                bad = page.evaluate(CONTRAST)
-                measured[theme].append(f"{deck} {hash_}")
-                if bad:
-                    low[theme][f"{deck} {hash_}"] = bad[:4]
-    ctx.close()
+    with tracked_page(browser) as page:
+        for deck, steps in SAMPLED.items():
+            for hash_ in steps:
+                open_at(page, server_url, deck, hash_)
+                for press in (False, True):
+                    if press:
+                        page.keyboard.press("d")
+                    theme = page.evaluate("document.documentElement.dataset.theme")
+                    page.wait_for_timeout(50)
+                    bad = page.evaluate(CONTRAST)
+                    measured[theme].append(f"{deck} {hash_}")
+                    if bad:
+                        low[theme][f"{deck} {hash_}"] = bad[:4]
     return measured, low
 
 

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
-from stage_probe import DECKS, deck_steps, open_at, step_forward, track
+from stage_probe import DECKS, deck_steps, open_at, step_forward, tracked_page
 
 # Samples every animation frame after a key, until the step it took is drawn and no animation or
 # transition runs any more (then nothing moves: what follows would be the same picture), or for
@@ -115,48 +115,44 @@ def test_transitions_and_keyframes_change_paint_only() -> None:
     assert "transform" in transitioned(sheets["walkthrough.css"])  # the slider's square, no longer its width
 
 
-def animated_page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="no-preference")
-    page = ctx.new_page()
-    track(page)
-    return ctx, page
+@pytest.fixture
+def animated(browser):
+    """A page with motion (prefers-reduced-motion: no-preference)."""
+    with tracked_page(browser, motion="no-preference") as page:
+        yield page
 
 
 @pytest.mark.parametrize("deck", DECKS)
-def test_nothing_overlaps_in_flight(browser, server_url, deck) -> None:
-    ctx, page = animated_page(browser)
-    bad, animated = {}, set()
+def test_nothing_overlaps_in_flight(animated, server_url, deck) -> None:
+    page = animated
+    bad, ran = {}, set()
     for hash_ in SAMPLED[deck]:
         open_at(page, server_url, deck, hash_)
         page.evaluate(SETTLED, 900)
         page.evaluate(BEFORE)
         page.keyboard.press("ArrowRight")
-        animated.update(page.evaluate(ANIMATED))
+        ran.update(page.evaluate(ANIMATED))
         seen = page.evaluate(SAMPLE, 1600)
         if seen["overlaps"] or seen["slides"] > 1:
             bad[hash_] = seen
-    ctx.close()
     assert bad == {}
-    assert "opacity" in animated and animated - PAINT_ONLY == set()  # motion ran, and laid nothing out
+    assert "opacity" in ran and ran - PAINT_ONLY == set()  # motion ran, and laid nothing out
 
 
 @pytest.mark.parametrize("deck", DECKS)
 def test_reduced_motion_runs_no_animation(browser, server_url, deck) -> None:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
-    page = ctx.new_page()
-    track(page)
-    open_at(page, server_url, deck, "#/1/1")
     running = {}
-    for n, hash_ in enumerate(deck_steps(page)):
-        if n:
-            step_forward(page, hash_)
-        names = page.evaluate("""() => document.getAnimations()
-          .filter((a) => a.playState === 'running' || a.playState === 'pending')
-          .map((a) => (a.transitionProperty || a.animationName || 'web animation') + ' on '
-               + (a.effect?.target?.getAttribute('class') || a.effect?.target?.tagName))""")
-        if names:
-            running[hash_] = names[:3]
-    ctx.close()
+    with tracked_page(browser) as page:
+        open_at(page, server_url, deck, "#/1/1")
+        for n, hash_ in enumerate(deck_steps(page)):
+            if n:
+                step_forward(page, hash_)
+            names = page.evaluate("""() => document.getAnimations()
+              .filter((a) => a.playState === 'running' || a.playState === 'pending')
+              .map((a) => (a.transitionProperty || a.animationName || 'web animation') + ' on '
+                   + (a.effect?.target?.getAttribute('class') || a.effect?.target?.tagName))""")
+            if names:
+                running[hash_] = names[:3]
     assert running == {}
 
 
@@ -172,8 +168,8 @@ def motions_after(page, server_url, hash_: str) -> list[str]:
           + ' ' + Math.round(a.effect.getTiming().delay); })""")
 
 
-def test_the_motions_explain(browser, server_url) -> None:
-    ctx, page = animated_page(browser)
+def test_the_motions_explain(animated, server_url) -> None:
+    page = animated
     meet = motions_after(page, server_url, "#/9/2")               # one cell: a query meets a key
     assert sum(m.startswith("ghost kind-query") for m in meet) == 1
     assert sum(m.startswith("ghost kind-key") for m in meet) == 1
@@ -186,4 +182,3 @@ def test_the_motions_explain(browser, server_url) -> None:
     assert {m.split(" ")[2].split(",")[0] for m in bars} == {str(r) for r in range(7)}  # every row's bars grow
     mixing = motions_after(page, server_url, "#/12/4")              # the value rows add into the output
     assert sum(m.startswith("ghost kind-value") for m in mixing) == 7
-    ctx.close()

@@ -5,7 +5,7 @@ shrinks towards the top (views/room.js) instead, its layers staying inside the s
 from __future__ import annotations
 
 import pytest
-from stage_probe import DECKS, deck_steps, open_at, step_forward, track
+from stage_probe import DECKS, deck_steps, open_at, step_forward, tracked_page
 
 COVERED = """() => {
   const lines = [];
@@ -38,11 +38,8 @@ COVERED = """() => {
 
 @pytest.fixture
 def still_page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
-    page = ctx.new_page()
-    track(page)
-    yield page
-    ctx.close()
+    with tracked_page(browser) as page:
+        yield page
 
 
 @pytest.mark.parametrize("deck", DECKS)

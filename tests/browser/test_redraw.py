@@ -13,7 +13,7 @@ import itertools
 import json
 
 import pytest
-from stage_probe import DRAWN, open_at, step_forward, track
+from stage_probe import DRAWN, open_at, step_forward, tracked_page
 
 DECK = "attention-step-by-step"
 
@@ -59,11 +59,8 @@ TABLES_KEPT = """async (names) => {
 @pytest.fixture(scope="module")
 def still(browser):
     """A page without motion: a stepped drawing holds no animation's in-between state."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
-    page = ctx.new_page()
-    track(page)
-    yield page
-    ctx.close()
+    with tracked_page(browser) as page:
+        yield page
 
 
 def kept_and_changed(page, server_url: str) -> tuple[int, int, str, str]:

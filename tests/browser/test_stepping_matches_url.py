@@ -6,7 +6,16 @@ by name once kept its old title: "S = Q·Kᵀ" over the softmax weights)."""
 from __future__ import annotations
 
 import pytest
-from stage_probe import DESIGNED_DECKS, VISIBLE_TEXT, deck_steps, finish_load, open_at, start_load, step_forward, track
+from stage_probe import (
+    DESIGNED_DECKS,
+    VISIBLE_TEXT,
+    deck_steps,
+    finish_load,
+    open_at,
+    start_load,
+    step_forward,
+    tracked_page,
+)
 
 
 @pytest.fixture
@@ -14,14 +23,8 @@ def reduced(browser):
     """Two pages without motion, each in a context of its own: one steps through, one loads URLs
     (in one context, the loaded page would hear the other's BroadcastChannel hello answered with its
     step, instead of starting from its URL alone)."""
-    contexts = [browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
-                for _ in range(2)]
-    pages = [ctx.new_page() for ctx in contexts]
-    for p in pages:
-        track(p)
-    yield pages
-    for ctx in contexts:
-        ctx.close()
+    with tracked_page(browser) as stepping, tracked_page(browser) as loading:
+        yield stepping, loading
 
 
 # Chapter 3 (real-heads) is left out to keep the suite's time: it passed when added (75 s on two

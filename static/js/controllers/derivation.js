@@ -7,10 +7,9 @@
 // and value; the terms of its computation come from the frame store (one request per slide, made in
 // the idle time after a frame with derivable cells is drawn, so they are there by the time a cell is
 // opened).
+import { idle } from "../lib/idle.js";
 import { createPanel, markDerivable, neighbour, placePanel, renderDerivation } from "../views/derivation.js";
 import { Controller } from "./controller.js";
-
-const idle = (fn, options) => (window.requestIdleCallback ?? ((f) => setTimeout(f, 50)))(fn, options);
 
 export class DerivationController extends Controller {
   constructor(player, root, frames = null) {

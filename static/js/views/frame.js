@@ -1,6 +1,7 @@
 // Draws one frame into a slide <section>: its matrices, operator symbols, notes, widgets and
 // counters. The audience stage, the speaker view's previews, the overview's thumbnails and the
 // print view all draw through this one function.
+import { cancelIdle, idle } from "../lib/idle.js";
 import { renderCounters } from "./counters.js";
 import { renderTensors } from "./matrix.js";
 import { renderSymbols } from "./marks.js";
@@ -13,9 +14,7 @@ const waiting = new WeakMap(); // section → the idle callback that will write 
 /** The tables for screen readers are written once the step is painted (in idle time), off the
  * key-to-paint path; a newer frame of the same section replaces a pending one. */
 function tablesLater(section, tensors) {
-  const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 50));
-  const cancel = window.cancelIdleCallback ?? clearTimeout;
-  if (waiting.has(section)) cancel(waiting.get(section));
+  if (waiting.has(section)) cancelIdle(waiting.get(section));
   waiting.set(section, idle(() => {
     waiting.delete(section);
     // Laid out now, in idle time: left to the next frame, the new tables' layout would fall in the
