@@ -84,11 +84,18 @@ def settled(url: str, timeout: float = 180) -> None:
                 break
             raise
         time.sleep(0.2)
+    build_decks(url)
+
+
+def build_decks(url: str, *, model: bool = True) -> None:
+    """Ask for every deck's manifest (only the designed decks' with ``model=False``), which builds
+    its frames if the start-up warm-up has not yet."""
     with urllib.request.urlopen(f"{url}/api/decks", timeout=120) as r:
         decks = json.load(r)
     for deck in decks:
-        with urllib.request.urlopen(f"{url}/api/decks/{deck['id']}", timeout=120) as r:
-            r.read()
+        if model or not deck.get("needs_model"):
+            with urllib.request.urlopen(f"{url}/api/decks/{deck['id']}", timeout=120) as r:
+                r.read()
 
 
 def main_thread_cpu(pid: int) -> float | None:

@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 import orjson
 
-from _serve import BIN, main_thread_cpu, percentile, serving, spawned, verdict
+from _serve import BIN, build_decks, main_thread_cpu, percentile, serving, spawned, verdict
 
 CONNECTIONS = 32
 SECONDS = 10
@@ -218,14 +218,6 @@ def post_timed(conn: http.client.HTTPConnection, body: bytes, encoding: str) -> 
     return time.perf_counter() - start, r.status, len(raw)
 
 
-def decks_built(url: str) -> None:
-    """Ask for every designed deck's manifest, which builds its frames if the start-up warm-up has not
-    yet: the timed requests then have the server's cores to themselves."""
-    for deck in httpx.get(f"{url}/api/decks", timeout=120).json():
-        if not deck.get("needs_model"):
-            httpx.get(f"{url}/api/decks/{deck['id']}", timeout=120).raise_for_status()
-
-
 def server_pid(port: int) -> int | None:
     """The process listening on loopback ``port`` (Linux: /proc), else None."""
     try:
@@ -251,7 +243,7 @@ def cpu_seconds(pid: int | None) -> float:
 
 
 def attention_table(url: str) -> None:
-    decks_built(url)
+    build_decks(url, model=False)  # the timed requests then have the server's cores to themselves
     host, port = url.removeprefix("http://").split(":")
     pid = server_pid(int(port))
     print(f"## POST /api/attention: 64 tokens, d_model 512, 8 heads (one kept-alive client, sequential; "
