@@ -288,8 +288,9 @@ def main() -> None:
     """Every table; ``server.py startup`` prints the start-up table alone, ``server.py attention [URL]``
     the attention table alone."""
     load1, load5, _ = os.getloadavg()
+    busy = ": above the core count, expect noisy numbers" if load1 > (os.cpu_count() or 1) else ""
     print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, load average "
-          f"{load1:.1f} / {load5:.1f} (1 / 5 min) before the run: above the core count, expect noisy numbers\n")
+          f"{load1:.1f} / {load5:.1f} (1 / 5 min) before the run{busy}\n")
     if sys.argv[1:2] == ["attention"]:
         attention_only(sys.argv[2] if len(sys.argv) > 2 else None)
         return

@@ -127,14 +127,50 @@ def test_numbers_too_large_for_exact_integers_stay_floats() -> None:
 
 
 def test_only_the_tensors_asked_for_are_computed() -> None:
+    playground._projections.pop((16, 4, 4, 1), None)  # drawn afresh, whatever ran before
     chain = playground.run_chain(["a", "b", "c", "d"], d_model=16, heads=4, d_k=4, causal=True,
                                  temperature=1.0, seed=1)
     playground.chain_json(chain, d_model=16, heads=4, d_k=4, digits=4, include=["weights"], numbers="scaled")
     assert {"q", "k", "maps"} <= set(vars(chain)) and not {"v", "output", "concat", "final"} & set(vars(chain))
+    assert not chain.weights.drawn_all  # the maps alone: W_V and W_O not even drawn
     head = chain.head(2)  # every intermediate of one head, as engine.attend gives it
     naive = naive_chain(["a", "b", "c", "d"], 16, 4, True, 1.0, 1)
     assert head.output == pytest.approx(np.array(naive["output"][2]), abs=1e-12)
     assert chain.final == pytest.approx(np.array(naive["final"]), abs=1e-12)
+
+
+def eager_projections(d_model: int, heads: int, d_k: int, seed: int) -> list[np.ndarray]:
+    """The documented draw, all four at once: W_Q, W_K, W_V then W_O from default_rng(seed)."""
+    rng = np.random.default_rng(seed)
+    hd = heads * d_k
+    return [*(rng.normal(0.0, 1.0 / math.sqrt(d_model), (d_model, hd)) for _ in range(3)),
+            rng.normal(0.0, 1.0 / math.sqrt(hd), (hd, d_model))]
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=st.sampled_from([(8, 2, 4), (12, 3, 4), (16, 4, 2), (6, 1, 6), (64, 8, 8)]),
+       seed=st.integers(0, 2**63 - 1), order=st.permutations(["w_q", "w_k", "w_v", "w_o"]))
+def test_projections_drawn_lazily_are_the_eager_draw_in_any_order(shape, seed, order) -> None:
+    """W_V and W_O are drawn when first asked for, from the generator's state after W_K: the very
+    numbers of drawing all four in a row, whichever is asked for first; all read-only."""
+    w = playground.Projections(*shape, seed)
+    assert not w.drawn_all
+    expected = dict(zip(["w_q", "w_k", "w_v", "w_o"], eager_projections(*shape, seed), strict=True))
+    for name in order:
+        got = getattr(w, name)
+        assert np.array_equal(got, expected[name]) and not got.flags.writeable
+    assert w.drawn_all
+    assert all(np.array_equal(a, b) for a, b in zip(w, expected.values(), strict=True))
+
+
+def test_two_threads_asking_for_w_v_at_once_share_one_draw() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    w = playground.Projections(512, 8, 64, 31337)
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: (w.w_v, w.w_o), range(16)))
+    assert all(v is got[0][0] and o is got[0][1] for v, o in got)
+    assert np.array_equal(got[0][0], eager_projections(512, 8, 64, 31337)[2])
 
 
 @pytest.mark.parametrize(("body", "field"), [

@@ -323,5 +323,5 @@ def test_the_weights_cache_is_bounded_in_bytes() -> None:
     for seed in range(10_000, 10_012):  # 12 × 8 MB of weights drawn
         w = playground.projections(512, 8, 64, seed)
     assert playground.projections(512, 8, 64, seed) is w  # the latest is kept
-    kept = sum(a.nbytes for ws in playground._projections.values() for a in ws)
+    kept = sum(w.nbytes for w in playground._projections.values())  # the four matrices, drawn or not
     assert 0 < kept <= playground.PROJECTION_CACHE_BYTES

@@ -55,29 +55,80 @@ def positions(n: int, d: int) -> np.ndarray:
 
 
 PROJECTION_CACHE_BYTES = 64 * 2**20  # a few recent seeds' weights; the largest allowed (67 MB) is never kept
-_projections: OrderedDict[tuple[int, int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+class Projections:
+    """W_Q, W_K, W_V (d, h·d_k) and W_O (h·d_k, d) for one seed, drawn in that order from
+    ``default_rng(seed)``, read-only.
+
+    Drawing them is most of a request's time at d = 512 with a new seed, and the attention maps (the
+    default response) need W_Q and W_K alone. So W_Q and W_K are drawn at once, the generator's state
+    after them is kept, and W_V and W_O are drawn from that state when first asked for: the same
+    numbers as drawing all four in a row, at half the cost when they are never asked for."""
+
+    def __init__(self, d_model: int, heads: int, d_k: int, seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        self._shapes = ((d_model, heads * d_k), (heads * d_k, d_model))
+        std = 1.0 / np.sqrt(d_model)
+        self.w_q = _read_only(rng.normal(0.0, std, self._shapes[0]))  # (d, h·d_k)
+        self.w_k = _read_only(rng.normal(0.0, std, self._shapes[0]))  # (d, h·d_k)
+        self._after_k = rng.bit_generator.state
+        self._rest: tuple[np.ndarray, np.ndarray] | None = None
+        self._lock = threading.Lock()  # two requests of one seed may ask at once
+        self.nbytes = 4 * self.w_q.nbytes  # what the four take once drawn (the cache counts this)
+
+    @property
+    def drawn_all(self) -> bool:
+        """Whether W_V and W_O have been drawn yet."""
+        return self._rest is not None
+
+    def _drawn_rest(self) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            if self._rest is None:
+                bits = np.random.PCG64()
+                bits.state = self._after_k
+                rng = np.random.Generator(bits)
+                (d, hd), _ = self._shapes
+                w_v = _read_only(rng.normal(0.0, 1.0 / np.sqrt(d), (d, hd)))  # (d, h·d_k)
+                w_o = _read_only(rng.normal(0.0, 1.0 / np.sqrt(hd), (hd, d)))  # (h·d_k, d)
+                self._rest = (w_v, w_o)
+            return self._rest
+
+    @property
+    def w_v(self) -> np.ndarray:
+        return self._drawn_rest()[0]
+
+    @property
+    def w_o(self) -> np.ndarray:
+        return self._drawn_rest()[1]
+
+    def __iter__(self):
+        """W_Q, W_K, W_V, W_O (drawing the last two if they are not yet)."""
+        return iter((self.w_q, self.w_k, self.w_v, self.w_o))
+
+
+_projections: OrderedDict[tuple[int, int, int, int], Projections] = OrderedDict()
 _projections_lock = threading.Lock()  # requests run in worker threads
 
 
-def projections(d_model: int, heads: int, d_k: int, seed: int) -> tuple[np.ndarray, ...]:
-    """W_Q, W_K, W_V (d, h·d_k) and W_O (h·d_k, d) for this seed. Drawing them is most of a
-    request's time at d = 512, and the same seed always gives the same weights, so recent ones are
-    kept (read-only), least recently used first out, at most PROJECTION_CACHE_BYTES in all."""
+def projections(d_model: int, heads: int, d_k: int, seed: int) -> Projections:
+    """The projections of this seed (:class:`Projections`). The same seed always gives the same
+    weights, so recent ones are kept (read-only), least recently used first out, at most
+    PROJECTION_CACHE_BYTES in all."""
     key = (d_model, heads, d_k, seed)
     with _projections_lock:
         if key in _projections:
             _projections.move_to_end(key)
             return _projections[key]
-    rng = np.random.default_rng(seed)
-    std = 1.0 / np.sqrt(d_model)
-    w_q, w_k, w_v = (rng.normal(0.0, std, (d_model, heads * d_k)) for _ in range(3))  # (d, h·d_k)
-    w_o = rng.normal(0.0, 1.0 / np.sqrt(heads * d_k), (heads * d_k, d_model))  # (h·d_k, d)
-    drawn = (w_q, w_k, w_v, w_o)
-    for w in drawn:
-        w.flags.writeable = False
+    drawn = Projections(d_model, heads, d_k, seed)
     with _projections_lock:
         _projections[key] = drawn
-        while sum(w.nbytes for ws in _projections.values() for w in ws) > PROJECTION_CACHE_BYTES:
+        while sum(w.nbytes for w in _projections.values()) > PROJECTION_CACHE_BYTES:
             _projections.popitem(last=False)
     return drawn
 
@@ -85,17 +136,31 @@ def projections(d_model: int, heads: int, d_k: int, seed: int) -> tuple[np.ndarr
 @dataclass(frozen=True)
 class Chain:
     """One multi-head layer over the tokens, each tensor computed when first asked for: the
-    attention maps need Q and K only, so a request for the weights never multiplies by W_V or W_O."""
+    attention maps need Q and K only, so a request for the weights never draws W_V or W_O, nor
+    multiplies by them."""
 
     tokens: list[str]
     x: np.ndarray  # (n, d) embeddings + positions
-    w_q: np.ndarray  # (d, h·d_k)
-    w_k: np.ndarray  # (d, h·d_k)
-    w_v: np.ndarray  # (d, h·d_k)
-    w_o: np.ndarray  # (h·d_k, d)
+    weights: Projections  # W_Q, W_K (d, h·d_k); W_V (d, h·d_k) and W_O (h·d_k, d) drawn when first used
     heads: int
     causal: bool
     temperature: float
+
+    @property
+    def w_q(self) -> np.ndarray:
+        return self.weights.w_q
+
+    @property
+    def w_k(self) -> np.ndarray:
+        return self.weights.w_k
+
+    @property
+    def w_v(self) -> np.ndarray:
+        return self.weights.w_v
+
+    @property
+    def w_o(self) -> np.ndarray:
+        return self.weights.w_o
 
     def _split(self, w: np.ndarray) -> np.ndarray:
         """X·W split into heads: (h, n, d_k), each head's block contiguous."""
@@ -166,8 +231,8 @@ def run_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: 
     n = len(tokens)
     x = np.stack([token_embedding(t, d_model, seed) for t in tokens])  # (n, d)
     x = x + positions(n, d_model)  # (n, d)
-    w_q, w_k, w_v, w_o = projections(d_model, heads, d_k, seed)
-    return Chain(tokens, x, w_q, w_k, w_v, w_o, heads=heads, causal=causal, temperature=float(temperature))
+    return Chain(tokens, x, projections(d_model, heads, d_k, seed), heads=heads, causal=causal,
+                 temperature=float(temperature))
 
 
 def chain_costs(n: int, *, d_model: int, heads: int, d_k: int) -> dict[str, dict]:
