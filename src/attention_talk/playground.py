@@ -57,6 +57,13 @@ def positions(n: int, d: int) -> np.ndarray:
 PROJECTION_CACHE_BYTES = 64 * 2**20  # a few recent seeds' weights; the largest allowed (67 MB) is never kept
 
 
+def _normal(rng: np.random.Generator, std: float, shape: tuple[int, int]) -> np.ndarray:
+    """``rng.normal(0, std, shape)``, the same numbers (the same draws, times std), a little faster."""
+    a = rng.standard_normal(shape)
+    a *= std
+    return a
+
+
 def _read_only(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
@@ -75,8 +82,8 @@ class Projections:
         rng = np.random.default_rng(seed)
         self._shapes = ((d_model, heads * d_k), (heads * d_k, d_model))
         std = 1.0 / np.sqrt(d_model)
-        self.w_q = _read_only(rng.normal(0.0, std, self._shapes[0]))  # (d, h·d_k)
-        self.w_k = _read_only(rng.normal(0.0, std, self._shapes[0]))  # (d, h·d_k)
+        self.w_q = _read_only(_normal(rng, std, self._shapes[0]))  # (d, h·d_k)
+        self.w_k = _read_only(_normal(rng, std, self._shapes[0]))  # (d, h·d_k)
         self._after_k = rng.bit_generator.state
         self._rest: tuple[np.ndarray, np.ndarray] | None = None
         self._lock = threading.Lock()  # two requests of one seed may ask at once
@@ -94,8 +101,8 @@ class Projections:
                 bits.state = self._after_k
                 rng = np.random.Generator(bits)
                 (d, hd), _ = self._shapes
-                w_v = _read_only(rng.normal(0.0, 1.0 / np.sqrt(d), (d, hd)))  # (d, h·d_k)
-                w_o = _read_only(rng.normal(0.0, 1.0 / np.sqrt(hd), (hd, d)))  # (h·d_k, d)
+                w_v = _read_only(_normal(rng, 1.0 / np.sqrt(d), (d, hd)))  # (d, h·d_k)
+                w_o = _read_only(_normal(rng, 1.0 / np.sqrt(hd), (hd, d)))  # (h·d_k, d)
                 self._rest = (w_v, w_o)
             return self._rest
 
