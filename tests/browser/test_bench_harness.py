@@ -1,0 +1,73 @@
+"""The key-to-paint harness of ``make bench`` (benchmarks/keypaint.py) still measures what it says,
+on the player and on the reveal.js anchor: one sample a press, its marks in the order they happen
+(keydown ≤ the step drawn ≤ the frame begins ≤ painted), the player's URL written with each step
+except in the diagnostic run, and the anchor writing its URL as its mode says. No time is asserted:
+the bench prints them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import keypaint
+import reveal_anchor
+
+PRESSES = 6
+
+
+@pytest.fixture
+def few_presses(monkeypatch):
+    monkeypatch.setattr(keypaint, "PRESSES", PRESSES)
+
+
+def assert_ordered(samples: list[dict]) -> None:
+    assert len(samples) == PRESSES
+    for s in samples:
+        assert 0 <= s["drawn"] <= s["frame"] <= s["painted"], s
+
+
+def open_player(browser, server_url: str, url: bool):
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    if not url:
+        context.add_init_script(keypaint.NO_URL)
+    page = context.new_page()
+    page.goto(f"{server_url}/talk/{keypaint.DECK}")
+    page.wait_for_selector("#player.ready", state="attached")
+    return context, page
+
+
+@pytest.mark.parametrize("url", [True, False], ids=["as-served", "url-stubbed"])
+def test_the_harness_samples_every_press_of_the_player(browser, server_url, few_presses, url) -> None:
+    context, page = open_player(browser, server_url, url)
+    try:
+        total = page.evaluate("window.attentionTalk.player.slides.reduce((n, s) => n + s.steps, 0)")
+        samples = keypaint.run(page, total, "ours")
+        assert_ordered(samples)
+        state = page.evaluate("(({ slide, step }) => `#/${slide}/${step}`)(window.attentionTalk.player.state)")
+        assert state != "#/1/1"  # the presses moved the player
+        # As served, the URL follows every step; stubbed (the diagnostic row), it never moves.
+        assert page.evaluate("location.hash") == (state if url else "")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("mode", ["hash", "history"])
+def test_the_harness_samples_every_press_of_the_reveal_anchor(browser, few_presses, mode) -> None:
+    assert reveal_anchor.available(), "reveal.js is an npm dev dependency: run `npm ci`"
+    with reveal_anchor.anchor_deck(mode) as (url, total):
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        try:
+            page.goto(url)
+            page.wait_for_function("() => window.revealReady === true")
+            samples = keypaint.run(page, total, "reveal")
+            assert_ordered(samples)
+            h, v, f = (page.evaluate(f"Reveal.getIndices().{k}") for k in "hvf")
+            # 6 presses: the first slide's 3 fragments, then the second slide and 2 of its fragments
+            assert (h, v, f) == (1, 0, 1)
+            if mode == "history":  # a URL on every step, as the player writes its own
+                assert page.evaluate("location.hash") == "#/1/0/1"
+        finally:
+            page.close()
