@@ -61,10 +61,15 @@ class Payload:
         return cls(body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"')
 
     def encoded(self, coding: str) -> bytes:
-        """The body compressed with ``coding`` (one of ENCODERS)."""
+        """The body compressed with ``coding`` (one of ENCODERS). Blocking the first time: at
+        maximum effort, a frames body takes a good part of a second."""
         if coding not in self._encoded:
             self._encoded[coding] = ENCODERS[coding](self.body)
         return self._encoded[coding]
+
+    def kept(self, coding: str) -> bytes | None:
+        """The body compressed with ``coding`` if that is already done, else None (never blocks)."""
+        return self._encoded.get(coding)
 FAST = {  # content-coding → compress, at a fast level (about 0.1 s for 3 MB); the order of preference
     "zstd": lambda body: zstandard.ZstdCompressor(level=1).compress(body),  # as starlette-compress
     "br": lambda body: brotli.compress(body, quality=2),
@@ -99,10 +104,12 @@ def pick_coding(accept_encoding: str, codings: dict) -> str | None:
     return next((c for c in codings if quality.get(c, quality.get("*", 0.0)) > 0), None)
 
 
-def cached_json(request: Request, payload: Payload, max_age: int) -> Response:
+async def cached_json(request: Request, payload: Payload, max_age: int) -> Response:
     """Send ``payload`` (brotli or gzip when accepted, compressed once and kept), or 304 when the
     client already holds this version. The ETag is strong for the identity bytes and weak for a
-    compressed body (same content, other bytes); If-None-Match compares weakly, as RFC 9110 says."""
+    compressed body (same content, other bytes); If-None-Match compares weakly, as RFC 9110 says.
+    On the event loop, with no thread hop, except the first compression of a body (in a worker
+    thread, at maximum effort)."""
     coding = choose_coding(request)
     etag = payload.etag if coding is None else "W/" + payload.etag
     headers = {"ETag": etag, "Cache-Control": f"public, max-age={max_age}, must-revalidate",
@@ -112,8 +119,10 @@ def cached_json(request: Request, payload: Payload, max_age: int) -> Response:
         return Response(status_code=304, headers=headers)
     if coding is None:
         return Response(payload.body, media_type="application/json", headers=headers)
-    return Response(payload.encoded(coding), media_type="application/json",
-                    headers={**headers, "Content-Encoding": coding})
+    body = payload.kept(coding)
+    if body is None:
+        body = await anyio.to_thread.run_sync(payload.encoded, coding)
+    return Response(body, media_type="application/json", headers={**headers, "Content-Encoding": coding})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,30 +41,30 @@ def list_decks(store: StoreDep) -> list[dict]:
 
 
 @router.get("/api/decks/{deck}", tags=["decks"], responses=ok(Manifest))
-def deck_manifest(deck: DeckDep, store: StoreDep, request: Request, settings: SettingsDep) -> Response:
+async def deck_manifest(deck: DeckDep, store: StoreDep, request: Request, settings: SettingsDep) -> Response:
     """A deck's manifest: its slides, their ids, titles, notes and step counts."""
-    return cached_json(request, store.manifests[deck.id], settings.frames_max_age)
+    return await cached_json(request, store.manifests[deck.id], settings.frames_max_age)
 
 
 @router.get("/api/decks/{deck}/slides/{slide}/frames", tags=["decks"], responses=ok(SlideFrames))
-def slide_frames(deck: DeckDep, slide: SlideId, store: StoreDep, request: Request,
+async def slide_frames(deck: DeckDep, slide: SlideId, store: StoreDep, request: Request,
                  settings: SettingsDep) -> Response:
     """Every frame of one slide, precomputed by the engine (ETag; 304 when unchanged)."""
     payload = store.frames.get((deck.id, slide))
     if payload is None:
         raise HTTPException(status_code=404, detail=f"unknown slide {slide!r} in deck {deck.id!r}")
-    return cached_json(request, payload, settings.frames_max_age)
+    return await cached_json(request, payload, settings.frames_max_age)
 
 
 @router.get("/api/decks/{deck}/slides/{slide}/derivations", tags=["decks"], responses=ok(SlideDerivations))
-def slide_derivations(deck: DeckDep, slide: SlideId, store: StoreDep, request: Request,
+async def slide_derivations(deck: DeckDep, slide: SlideId, store: StoreDep, request: Request,
                       settings: SettingsDep) -> Response:
     """How every explained cell of one slide's frames was computed, term by term: the ``parts`` the
     frames leave out (a derivation panel fetches them when it first opens on the slide)."""
     payload = store.derivations.get((deck.id, slide))
     if payload is None:
         raise HTTPException(status_code=404, detail=f"unknown slide {slide!r} in deck {deck.id!r}")
-    return cached_json(request, payload, settings.frames_max_age)
+    return await cached_json(request, payload, settings.frames_max_age)
 
 
 @router.post("/api/attention", tags=["engine"], responses={**ok(AttentionChain), **BUSY})
