@@ -1,5 +1,6 @@
 """Page weight: every byte a browser fetches before the first step is painted, and in all once every
-slide's frames are prefetched, raw, gzip and brotli, as the server sends them, per deck. The list
+slide's frames are prefetched, raw, gzip and brotli, as the server sends them, per deck (chapter 3's
+when the real model is installed; skipped with the server's reason when it is not). The list
 of files comes from loading the page in headless Chromium (the resource timings against the first
 paint); each is then fetched again with each Accept-Encoding and its bytes on the wire counted.
 
@@ -15,7 +16,7 @@ import httpx
 
 from _serve import chromium, serving, verdict
 
-DECKS = ("attention-step-by-step", "attention-walkthrough")
+DECKS = ("attention-step-by-step", "attention-walkthrough", "real-heads")  # the last needs the real model
 TARGET_GZIP = 60_000  # bytes fetched before the first step is painted, gzip
 REVEAL_CORE = 166_000  # reveal.js's core JS and CSS alone, raw (for scale)
 
@@ -87,6 +88,11 @@ def table(title: str, totals: dict, files: dict) -> int:
 def main() -> None:
     with serving() as (base, _), chromium() as browser, httpx.Client() as client:
         for deck in DECKS:
+            manifest = client.get(f"{base}/api/decks/{deck}", timeout=180)  # built on first use (the model)
+            if manifest.status_code != 200:
+                print(f"## Page weight of {deck}: skipped ({manifest.status_code}: "
+                      f"{manifest.json().get('detail', '')})\n")
+                continue
             first, everything = fetched(browser, f"{base}/talk/{deck}")
             print(f"## Page weight of {deck} (bytes on the wire, as the server sends them)\n")
             before = table(f"Before the first step is painted ({len(first)} files):", *weigh(client, first, base))
