@@ -153,22 +153,6 @@ class Chain:
     causal: bool
     temperature: float
 
-    @property
-    def w_q(self) -> np.ndarray:
-        return self.weights.w_q
-
-    @property
-    def w_k(self) -> np.ndarray:
-        return self.weights.w_k
-
-    @property
-    def w_v(self) -> np.ndarray:
-        return self.weights.w_v
-
-    @property
-    def w_o(self) -> np.ndarray:
-        return self.weights.w_o
-
     def _split(self, w: np.ndarray) -> np.ndarray:
         """X·W split into heads: (h, n, d_k), each head's block contiguous."""
         n = self.x.shape[0]
@@ -176,15 +160,15 @@ class Chain:
 
     @cached_property
     def q(self) -> np.ndarray:  # (h, n, d_k)
-        return self._split(self.w_q)
+        return self._split(self.weights.w_q)
 
     @cached_property
     def k(self) -> np.ndarray:  # (h, n, d_k)
-        return self._split(self.w_k)
+        return self._split(self.weights.w_k)
 
     @cached_property
     def v(self) -> np.ndarray:  # (h, n, d_k)
-        return self._split(self.w_v)
+        return self._split(self.weights.w_v)
 
     @cached_property
     def maps(self) -> GroupedMaps:  # scores, masked, weights: each (h, n, n)
@@ -201,7 +185,7 @@ class Chain:
 
     @cached_property
     def final(self) -> np.ndarray:  # (n, d): the layer's output, concat · W_O
-        return self.concat @ self.w_o
+        return self.concat @ self.weights.w_o
 
     def head(self, i: int) -> Attention:
         """Head ``i`` (0-based) with every intermediate, as :func:`engine.attend` gives it."""

@@ -110,13 +110,13 @@ export class GridView {
     if (this.image?.width !== m) this.image = new ImageData(m, m);
     const pixels = new Uint32Array(this.image.data.buffer);
     const rgbBits = little ? (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8);
+    const alphaShift = little ? 24 : 0;
     let at = 0;
     for (const ctx of this.contexts) {
       const canvas = ctx.canvas;
       if (canvas.width !== m) { canvas.width = m; canvas.height = m; }
       for (let k = 0; k < m * m; k++) {
-        const a = bytes[at + k];
-        pixels[k] = little ? (rgbBits | (a << 24)) >>> 0 : (rgbBits | a) >>> 0;
+        pixels[k] = (rgbBits | (bytes[at + k] << alphaShift)) >>> 0;
       }
       at += m * m;
       ctx.putImageData(this.image, 0, 0);
