@@ -1,6 +1,8 @@
 """Key-to-paint in headless Chromium: from a key press to the next painted frame of the new step.
 
-For each of 50 presses (→ through the talk, ← back when it ends) the page records, with
+For each of 50 presses (→ through the talk, ← back when it ends; each key held down until its step
+is painted, as a hand holds a key for about 100 ms, and in a second row of ours released at once,
+as a clicker does: the player writes a held key's URL after the paint) the page records, with
 performance.now(): the keydown reaching the window (capture phase, before any handler); the
 player's "framedrawn" event (the DOM holds the new step); the requestAnimationFrame after it (the
 frame that will show it begins); and a task posted from that callback, which runs once that frame
@@ -57,8 +59,10 @@ WAIT = """(n) => new Promise((resolve, reject) => {
 })"""
 
 
-def run(page, total: int, kind: str) -> list[dict]:
-    """PRESSES presses of → through the steps (← back from the end); one sample per press."""
+def run(page, total: int, kind: str, hold: bool = True) -> list[dict]:
+    """PRESSES presses of → through the steps (← back from the end); one sample per press. A key is
+    held down until its step is painted, as a hand holds one (about 100 ms), or, with ``hold``
+    false, released at once, as a clicker does."""
     page.evaluate(PROBE, kind)
     key, position = "ArrowRight", 1
     for i in range(PRESSES):
@@ -67,8 +71,13 @@ def run(page, total: int, kind: str) -> list[dict]:
         elif position == 1:
             key = "ArrowRight"
         position += 1 if key == "ArrowRight" else -1
-        page.keyboard.press(key)
-        page.evaluate(WAIT, i)
+        if hold:
+            page.keyboard.down(key)
+            page.evaluate(WAIT, i)
+            page.keyboard.up(key)
+        else:
+            page.keyboard.press(key)
+            page.evaluate(WAIT, i)
     return page.evaluate("window.__kp.samples")
 
 
@@ -76,7 +85,7 @@ def run(page, total: int, kind: str) -> list[dict]:
 NO_URL = "history.pushState = () => {}; history.replaceState = () => {};"
 
 
-def ours(browser, base: str, url: bool = True) -> tuple[list[dict], int]:
+def ours(browser, base: str, url: bool = True, hold: bool = True) -> tuple[list[dict], int]:
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     if not url:
         context.add_init_script(NO_URL)
@@ -85,7 +94,7 @@ def ours(browser, base: str, url: bool = True) -> tuple[list[dict], int]:
     page.wait_for_selector("#player.ready", state="attached")
     page.wait_for_load_state("networkidle")  # every slide's frames prefetched
     total = page.evaluate("window.attentionTalk.player.slides.reduce((n, s) => n + s.steps, 0)")
-    samples = run(page, total, "ours")
+    samples = run(page, total, "ours", hold)
     context.close()
     return samples, total
 
@@ -100,6 +109,7 @@ def reveal(browser, url_mode: str) -> tuple[list[dict], int]:
     return samples, total
 
 
+RELEASED = "attention-talk, each key released at once (a clicker)"
 WITHOUT_URL = "attention-talk, URL writes stubbed out (diagnostic)"
 ANCHORS = {"hash": "reveal.js 5, URL at most once a second (hash: true)",
            "history": "reveal.js 5, URL on every step (history: true)"}
@@ -111,6 +121,7 @@ def main() -> None:
     with serving() as (base, _), chromium() as browser:
         for _ in range(ROUNDS):
             runs = {"attention-talk": lambda: ours(browser, base),
+                    RELEASED: lambda: ours(browser, base, hold=False),
                     WITHOUT_URL: lambda: ours(browser, base, url=False)}
             if anchor:
                 runs.update({ANCHORS[m]: (lambda m=m: reveal(browser, m)) for m in ANCHORS})

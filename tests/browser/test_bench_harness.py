@@ -39,12 +39,13 @@ def open_player(browser, server_url: str, url: bool):
     return context, page
 
 
-@pytest.mark.parametrize("url", [True, False], ids=["as-served", "url-stubbed"])
-def test_the_harness_samples_every_press_of_the_player(browser, server_url, few_presses, url) -> None:
+@pytest.mark.parametrize("url, hold", [(True, True), (True, False), (False, True)],
+                         ids=["as-served", "released-at-once", "url-stubbed"])
+def test_the_harness_samples_every_press_of_the_player(browser, server_url, few_presses, url, hold) -> None:
     context, page = open_player(browser, server_url, url)
     try:
         total = page.evaluate("window.attentionTalk.player.slides.reduce((n, s) => n + s.steps, 0)")
-        samples = keypaint.run(page, total, "ours")
+        samples = keypaint.run(page, total, "ours", hold)
         assert_ordered(samples)
         state = page.evaluate("(({ slide, step }) => `#/${slide}/${step}`)(window.attentionTalk.player.state)")
         assert state != "#/1/1"  # the presses moved the player

@@ -47,21 +47,77 @@ def test_reload_lands_on_the_same_step(open_talk, watch) -> None:
     watch.assert_clean()
 
 
-def test_the_url_is_written_with_the_step(open_talk) -> None:
-    """A key's step and its URL change together, in the same task: a reload or a Back that comes
-    straight after the key (or a link copied then) never lands a step behind the talk."""
-    page = open_talk(hash_="#/9/3")
+def test_a_held_key_writes_its_url_on_release_or_after_the_paint(open_talk) -> None:
+    """The step is drawn on the keydown; its URL follows when the key comes up or once the step is
+    painted, whichever is first, and any next key writes a waiting URL before it acts: so the
+    history entries are those of stepping one key at a time, and the URL is never behind the
+    talk by the time anything could act on it."""
+    page = open_talk(hash_="#/9/2")
     seen = page.evaluate("""() => {
-      const player = document.querySelector('#player'), keys = { key: 'ArrowRight', bubbles: true };
+      const player = document.querySelector('#player'), keys = { key: 'ArrowRight', code: 'ArrowRight', bubbles: true };
+      const length = history.length, now = () => [player.dataset.step, location.hash];
       document.body.dispatchEvent(new KeyboardEvent('keydown', keys));
-      const step = [player.dataset.step, location.hash];
+      const held = now();
+      document.body.dispatchEvent(new KeyboardEvent('keydown', keys));  // a key held: it repeats
       document.body.dispatchEvent(new KeyboardEvent('keydown', keys));
-      document.body.dispatchEvent(new KeyboardEvent('keydown', keys));
-      return [step, [player.dataset.slide, player.dataset.step, location.hash], history.length];
+      const repeated = now();
+      document.body.dispatchEvent(new KeyboardEvent('keyup', keys));
+      return [held, repeated, now(), history.length - length];
     }""")
-    assert seen[0] == ["4", "#/9/4"] and seen[1] == ["attention-map", "6", "#/9/6"]
-    page.keyboard.press("ArrowRight")  # a new slide: its own history entry, at once
-    assert page.evaluate("() => [location.hash, history.length]") == ["#/10/1", seen[2] + 1]
+    assert seen == [["3", "#/9/2"], ["5", "#/9/4"], ["5", "#/9/5"], 0]
+
+    # Held with no keyup at all: the URL is written once the step has been painted.
+    page.keyboard.down("ArrowRight")
+    page.evaluate("""() => new Promise((resolve, reject) => {
+      const until = performance.now() + 5000;
+      const poll = () => location.hash === '#/9/6' ? resolve()
+        : performance.now() > until ? reject(new Error(location.hash)) : setTimeout(poll, 5);
+      poll();
+    })""")
+    assert state(page) == ("attention-map", "6", "#/9/6")
+    page.keyboard.up("ArrowRight")
+
+    # Released at once (Playwright's press, a clicker): written by the time the key is up.
+    length = page.evaluate("history.length")
+    page.keyboard.press("ArrowRight")  # a new slide: its own history entry
+    assert page.evaluate("() => [location.hash, history.length]") == ["#/10/1", length + 1]
+
+
+def test_a_url_written_while_a_step_waits_wins(open_talk) -> None:
+    """Someone else's URL (a link, the address bar) changes while a held key's write waits, and the
+    key comes up before the URL's hashchange arrives: the player goes to that URL; the waiting
+    write does not put the old step back."""
+    page = open_talk(hash_="#/9/3")
+    page.evaluate("""() => {
+      const keys = { key: 'ArrowRight', code: 'ArrowRight', bubbles: true };
+      document.body.dispatchEvent(new KeyboardEvent('keydown', keys));
+      location.hash = '#/5/1';
+      document.body.dispatchEvent(new KeyboardEvent('keyup', keys));
+    }""")
+    page.wait_for_function("document.querySelector('#player').dataset.step === '1'")
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
+    assert state(page)[1:] == ("1", "#/5/1")
+
+
+@pytest.mark.parametrize("shortcut", [{"key": "F5"}, {"key": "r", "ctrlKey": True},
+                                      {"key": "ArrowLeft", "altKey": True}, {"key": "l", "ctrlKey": True}],
+                         ids=["F5", "Ctrl+R", "Alt+Left", "Ctrl+L"])
+def test_a_browser_shortcut_pressed_while_a_key_is_held_finds_the_url_written(open_talk, shortcut) -> None:
+    """Reload, Back or the address bar, pressed while the stepping key is still down: the page sees
+    the shortcut's keydown before the browser acts on it, and that keydown writes the waiting URL.
+    A reload then lands on the step the talk is at."""
+    page = open_talk(hash_="#/9/5")
+    seen = page.evaluate("""(shortcut) => {
+      const player = document.querySelector('#player'), held = { key: 'ArrowRight', code: 'ArrowRight' };
+      document.body.dispatchEvent(new KeyboardEvent('keydown', { ...held, bubbles: true }));
+      const waiting = location.hash;
+      document.body.dispatchEvent(new KeyboardEvent('keydown', { ...shortcut, bubbles: true }));
+      return [waiting, player.dataset.slide, player.dataset.step, location.hash];
+    }""", shortcut)
+    assert seen == ["#/9/5", "attention-map", "6", "#/9/6"]
+    page.reload()
+    page.wait_for_selector("#player.ready", state="attached")
+    assert state(page) == ("attention-map", "6", "#/9/6")
 
 
 def test_back_button_returns_to_previous_slide(open_talk) -> None:
