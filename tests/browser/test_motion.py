@@ -182,3 +182,24 @@ def test_the_motions_explain(animated, server_url) -> None:
     assert {m.split(" ")[2].split(",")[0] for m in bars} == {str(r) for r in range(7)}  # every row's bars grow
     mixing = motions_after(page, server_url, "#/12/4")              # the value rows add into the output
     assert sum(m.startswith("ghost kind-value") for m in mixing) == 7
+
+
+def test_a_key_pressed_in_flight_finishes_the_last_steps_motion(animated, server_url) -> None:
+    """A presenter who presses on while a step still moves goes on from that step's end: its motion
+    (the q·k ghosts take over a second) is finished at once, its ghosts are gone, and only the new
+    step's own motion runs. Nothing of an earlier step keeps animating beside the new one."""
+    page = animated
+    open_at(page, server_url, "attention-step-by-step", "#/9/2")
+    page.evaluate(SETTLED, 900)
+    page.keyboard.press("ArrowRight")  # 9/3: a query row and a key column travel into their cell
+    page.wait_for_timeout(80)
+    before = page.evaluate("""() => { window.__old = document.querySelector('#stage').getAnimations({ subtree: true })
+        .filter((a) => a.playState === 'running' || a.pending);
+      return window.__old.filter((a) => a.effect.target.classList.contains('ghost')).length; }""")
+    assert before == 2  # the two ghosts are in flight
+    page.keyboard.press("ArrowRight")  # 9/4, pressed in flight
+    left = page.evaluate("""() => window.__old.filter((a) => a.playState !== 'finished')
+        .map((a) => a.effect.target.getAttribute('class') || a.effect.target.tagName)""")
+    assert left == []
+    assert page.evaluate("document.querySelectorAll('#slide-attention-map .ghost').length") == 0
+    assert page.evaluate("document.querySelector('#player').dataset.step") == "4"

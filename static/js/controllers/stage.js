@@ -6,6 +6,7 @@
 // controllers/reading.js shows one part at a time) and says so with "stagefit" on the root.
 import { stageLayout } from "../lib/stage-size.js";
 import { drawFrame } from "../views/frame.js";
+import { settle } from "../views/motion.js";
 import { applyRoom, contentSpan, room } from "../views/room.js";
 import { Controller } from "./controller.js";
 
@@ -89,6 +90,7 @@ export class StageController extends Controller {
   section(slideId) { return this.stage.querySelector(`.slide[data-slide-id="${CSS.escape(slideId)}"]`); }
 
   update(state) {
+    settle(this.stage); // the last step's motion ends where that step ends; this one starts there
     const slide = this.player.slides[state.slide - 1];
     this.root.dataset.slide = slide.id;
     this.root.dataset.step = String(state.step);

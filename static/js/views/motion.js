@@ -7,6 +7,18 @@
 export const LEAVE = 180, MOVE = 480, ENTER = 360;
 const EASE = "cubic-bezier(.2, .7, .2, 1)";
 
+/**
+ * Finish the motion still in flight under `root` (Web Animations and CSS transitions alike): a new
+ * step's choreography starts from the previous step's end state, the one loading that step by its
+ * URL draws, and nothing of an earlier step keeps animating beside it (SVG animates on the main
+ * thread, so every motion left running costs each frame of the next step).
+ */
+export function settle(root) {
+  for (const a of root.getAnimations({ subtree: true })) {
+    if (a.effect?.getComputedTiming().endTime !== Infinity) a.finish();
+  }
+}
+
 /** Delays of the three phases of one step change. */
 export function phases({ leaving, moving }) {
   const move = leaving ? LEAVE : 0;
