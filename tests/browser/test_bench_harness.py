@@ -39,13 +39,15 @@ def open_player(browser, server_url: str, url: bool):
     return context, page
 
 
-@pytest.mark.parametrize("url, hold", [(True, True), (True, False), (False, True)],
-                         ids=["as-served", "released-at-once", "url-stubbed"])
-def test_the_harness_samples_every_press_of_the_player(browser, server_url, few_presses, url, hold) -> None:
+@pytest.mark.parametrize("url, hold, pace", [(True, True, 0), (True, False, 0), (False, True, 0), (True, True, 30)],
+                         ids=["as-served", "released-at-once", "url-stubbed", "presenter-pace"])
+def test_the_harness_samples_every_press_of_the_player(browser, server_url, few_presses, monkeypatch,
+                                                       url, hold, pace) -> None:
+    monkeypatch.setattr(keypaint, "CALM_PRESSES", PRESSES)
     context, page = open_player(browser, server_url, url)
     try:
         total = page.evaluate("window.attentionTalk.player.slides.reduce((n, s) => n + s.steps, 0)")
-        samples = keypaint.run(page, total, "ours", hold)
+        samples = keypaint.run(page, total, "ours", hold, pace)
         assert_ordered(samples)
         state = page.evaluate("(({ slide, step }) => `#/${slide}/${step}`)(window.attentionTalk.player.state)")
         assert state != "#/1/1"  # the presses moved the player
@@ -72,3 +74,20 @@ def test_the_harness_samples_every_press_of_the_reveal_anchor(browser, few_press
                 assert page.evaluate("location.hash") == "#/1/0/1"
         finally:
             page.close()
+
+
+def test_the_drawing_stub_skips_the_stage_and_still_samples(browser, server_url, few_presses) -> None:
+    """The presenter-pace diagnostic row: the stage draws nothing, yet every press gives a sample
+    and the player (and its URL) still moves."""
+    context, page = open_player(browser, server_url, True)
+    try:
+        page.wait_for_load_state("networkidle")
+        page.evaluate(keypaint.NO_DRAWING)
+        drawings = "[...document.querySelectorAll('#stage .slide .canvas')].map((c) => c.innerHTML)"
+        drawn = page.evaluate(drawings)
+        total = page.evaluate("window.attentionTalk.player.slides.reduce((n, s) => n + s.steps, 0)")
+        assert_ordered(keypaint.run(page, total, "ours"))
+        assert page.evaluate("location.hash") != "#/1/1"
+        assert page.evaluate(drawings) == drawn  # no slide's drawing changed
+    finally:
+        context.close()
