@@ -191,12 +191,22 @@ def test_model_layer_and_head_show_the_apis_map(lab, server_url, watch, real_mod
     watch.assert_clean()
 
 
-# One grid map's pixels, as [r, g, b, a] rows, and the weights' colour of the page's theme.
-GRID_PIXELS = """([layer, head]) => {
-  const canvas = document.querySelector(`.grid-map[data-layer="${layer}"][data-head="${head}"] canvas`);
-  const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-  return { side: canvas.width, pixels: Array.from(px),
-           colour: getComputedStyle(document.getElementById('lab-grid')).getPropertyValue('--weights').trim() };
+# One grid map's blocks as [r, g, b, a], read from the grid's one canvas at the centre of each of the
+# m × m blocks inside the map's button, and the weights' colour of the page's theme.
+GRID_PIXELS = """([layer, head, m]) => {
+  const box = document.getElementById('lab-grid'), canvas = box.querySelector('.grid-canvas');
+  const b = box.querySelector(`.grid-map[data-layer="${layer}"][data-head="${head}"]`);
+  const o = box.getBoundingClientRect(), r = b.getBoundingClientRect(), s = canvas.width / canvas.clientWidth;
+  const x = r.left - o.left - box.clientLeft + box.scrollLeft + b.clientLeft;
+  const y = r.top - o.top - box.clientTop + box.scrollTop + b.clientTop;
+  const ctx = canvas.getContext('2d'), pixels = [];
+  for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) {
+    const px = ctx.getImageData(Math.floor((x + (j + 0.5) * b.clientWidth / m) * s),
+                                Math.floor((y + (i + 0.5) * b.clientHeight / m) * s), 1, 1).data;
+    pixels.push(...px);
+  }
+  return { side: b.clientWidth, pixels,
+           colour: getComputedStyle(box).getPropertyValue('--weights').trim() };
 }"""
 
 
@@ -208,8 +218,8 @@ def test_the_grid_draws_every_heads_bytes(lab, server_url, real_model) -> None:
     grid = httpx.post(f"{server_url}/api/model/lab", json=body).json()["grid"]
     data, m = base64.b64decode(grid["data"]), grid["cells"]
     for layer, head in [(0, 0), (3, 5), (29, 8), (17, 2)]:
-        seen = page.evaluate(GRID_PIXELS, [layer, head])
-        assert seen["side"] == m
+        seen = page.evaluate(GRID_PIXELS, [layer, head, m])
+        assert seen["side"] >= 2 * m  # each block at least 2 px a side, so its centre is its own
         at = (layer * grid["heads"] + head) * m * m
         rgb = [int(seen["colour"].lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)]
         px = seen["pixels"]

@@ -2,6 +2,12 @@
 // byte per block, round(255 × the block's largest weight)), to spot patterns at a glance: rows are
 // layers, columns the nine query heads in their three key/value groups. One map at a time takes the
 // keyboard focus: arrows move, Home/End go to a row's ends, Enter (or a click) opens that head.
+//
+// The maps are buttons (focus, click, name, the current mark), and one canvas laid over the whole
+// grid paints every map inside its button: a canvas element per map would be 270 layers for the
+// compositor, and each keystroke's answer would have the browser layerize and commit them all
+// (about 25 ms a keystroke, measured with benchmarks/lab.py). Where each map sits is read when the
+// grid is laid out (a resize observer: after layout, before paint), never while drawing an answer.
 
 function rgb(colour) {
   const hex = colour.trim().replace("#", "");
@@ -25,9 +31,11 @@ export class GridView {
     this.box = box;
     this.onOpen = onOpen;
     this.cells = []; // [layer][head] → button
-    this.contexts = [];
     this.shape = "";
     this.current = [0, 0];
+    this.answer = null; // {bytes, m}: the maps last drawn, drawn again when the grid is laid out anew
+    this.places = null; // each map's box on the canvas, in CSS px, layer by layer, head by head
+    this.watch = new ResizeObserver(() => { this.places = this.measure(); this.paint(); });
     box.addEventListener("click", (e) => {
       const b = e.target.closest?.(".grid-map");
       if (b) this.onOpen(Number(b.dataset.layer), Number(b.dataset.head));
@@ -51,7 +59,6 @@ export class GridView {
     }
     this.box.append(header);
     this.cells = [];
-    this.contexts = []; // every map's 2D context, layer by layer, head by head
     for (let layer = 0; layer < layers; layer++) {
       const row = document.createElement("div");
       row.className = "grid-row";
@@ -68,15 +75,37 @@ export class GridView {
         b.setAttribute("role", "gridcell");
         b.tabIndex = -1;
         b.setAttribute("aria-label", `layer ${layer}, head ${h} (K/V head ${Math.floor(h / per)})`);
-        const canvas = document.createElement("canvas");
-        b.append(canvas);
-        this.contexts.push(canvas.getContext("2d"));
         row.append(b);
         buttons.push(b);
       }
       this.cells.push(buttons);
       this.box.append(row);
     }
+    this.canvas = document.createElement("canvas");
+    this.canvas.className = "grid-canvas";
+    this.canvas.setAttribute("aria-hidden", "true");
+    this.box.append(this.canvas);
+    this.places = null;
+    this.watch.disconnect();
+    // Each fires once the grid is laid out, then whenever a map's size or the grid's changes.
+    this.watch.observe(this.box);
+    this.watch.observe(this.cells[0][0]);
+  }
+
+  /** Every map's inner box (inside its border) relative to the canvas, which sits at the grid's
+   * scrolled origin; and the canvas's size. Read after layout: reading costs nothing then. */
+  measure() {
+    const box = this.box.getBoundingClientRect();
+    const x0 = box.left + this.box.clientLeft - this.box.scrollLeft;
+    const y0 = box.top + this.box.clientTop - this.box.scrollTop;
+    const places = [];
+    for (const row of this.cells) {
+      for (const b of row) {
+        const r = b.getBoundingClientRect();
+        places.push([r.left - x0 + b.clientLeft, r.top - y0 + b.clientTop, b.clientWidth, b.clientHeight]);
+      }
+    }
+    return { places, width: this.box.scrollWidth, height: this.box.scrollHeight };
   }
 
   headerCell(text) {
@@ -99,29 +128,54 @@ export class GridView {
   }
 
   /** Draw the answer's grid; `current` = [layer, head] is marked and takes the focus stop. Every map
-   * is one colour at its blocks' alphas: written as whole pixels into one image, reused. */
+   * is one colour at its blocks' alphas: written as whole pixels into one strip image, then each
+   * map is scaled into its button's box on the one canvas (block by block, no smoothing). */
   render(grid, kvHeads, current) {
     const shape = `${grid.layers}x${grid.heads}`;
     if (shape !== this.shape) this.build(grid.layers, grid.heads, kvHeads);
     this.shape = shape;
-    const bytes = decode(grid.data);
-    const m = grid.cells;
+    this.answer = { bytes: decode(grid.data), m: grid.cells };
+    this.paint(); // not laid out yet (a new grid, a hidden view): the resize observer paints it
+    this.mark(current);
+  }
+
+  paint() {
+    if (!this.answer || !this.places || !this.places.width) return;
+    const { bytes, m } = this.answer;
+    const { places, width, height } = this.places;
+    const count = places.length;
     const [r, g, b] = this.colour();
-    if (this.image?.width !== m) this.image = new ImageData(m, m);
+    if (this.image?.width !== m || this.image.height !== m * count) {
+      this.image = new ImageData(m, m * count);
+      this.strip = document.createElement("canvas"); // never in the page: no layer of its own
+      Object.assign(this.strip, { width: m, height: m * count });
+    }
     const pixels = new Uint32Array(this.image.data.buffer);
     const rgbBits = little ? (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8);
     const alphaShift = little ? 24 : 0;
-    let at = 0;
-    for (const ctx of this.contexts) {
-      const canvas = ctx.canvas;
-      if (canvas.width !== m) { canvas.width = m; canvas.height = m; }
-      for (let k = 0; k < m * m; k++) {
-        pixels[k] = (rgbBits | (bytes[at + k] << alphaShift)) >>> 0;
-      }
-      at += m * m;
-      ctx.putImageData(this.image, 0, 0);
+    const n = Math.min(pixels.length, bytes.length);
+    for (let k = 0; k < n; k++) pixels[k] = (rgbBits | (bytes[k] << alphaShift)) >>> 0;
+    this.strip.getContext("2d").putImageData(this.image, 0, 0);
+    const scale = window.devicePixelRatio || 1;
+    const canvas = this.canvas;
+    const w = Math.round(width * scale), h = Math.round(height * scale);
+    if (canvas.width !== w || canvas.height !== h) {
+      Object.assign(canvas, { width: w, height: h });
+      canvas.style.width = `${width}px`;
+      canvas.style.height = `${height}px`;
     }
-    this.mark(current);
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(scale, 0, 0, scale, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    ctx.imageSmoothingEnabled = false;
+    places.forEach(([x, y, pw, ph], i) => {
+      ctx.save();
+      ctx.beginPath();
+      ctx.roundRect(x, y, pw, ph, 3);
+      ctx.clip();
+      ctx.drawImage(this.strip, 0, i * m, m, m, x, y, pw, ph);
+      ctx.restore();
+    });
   }
 
   mark([layer, head]) {
