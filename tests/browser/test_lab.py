@@ -313,3 +313,20 @@ def test_axe_finds_nothing_serious(page, server_url, real_model) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     found["phone"] = serious_violations(page)
     assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_an_answer_is_drawn_once(lab) -> None:
+    """A longer sentence makes the map box taller: that is no reason to draw the answer again (only
+    a new width is). Each draw names every reader of the head view once, so one answer, one name."""
+    page = lab("?text=" + quote("the old dog"))
+    page.evaluate("""() => {
+      window.__named = 0;
+      new MutationObserver((records) => { window.__named += records.length; }).observe(
+        document.querySelector('.lines-box'), { subtree: true, attributes: true, attributeFilter: ['aria-label'] });
+    }""")
+    page.locator("#lab-text").fill("the old dog sleeps by the warm fire while the cat watches the quiet garden")
+    painted(page, "garden")
+    page.wait_for_timeout(300)  # a second draw would come at the next frame's resize observers
+    tokens = page.locator("#lab-tokens li").count()
+    assert tokens > 10
+    assert page.evaluate("window.__named") == tokens  # each reader named once: drawn once

@@ -70,7 +70,10 @@ class Lab {
     document.addEventListener("click", (e) => {
       if (this.panel.open && !this.panel.el.contains(e.target) && e.target.id !== "lab-map-cells") this.panel.close();
     });
-    new ResizeObserver(() => this.redraw()).observe(document.querySelector(".map-box"));
+    // The map box grows with the sentence (its height follows the map): only a new width, the one
+    // size the views are drawn for, draws them again; otherwise every answer would be drawn twice.
+    new ResizeObserver(() => { if (this.widths() !== this.drawnFor) this.redraw(); })
+      .observe(document.querySelector(".map-box"));
     window.addEventListener("resize", () => this.redraw());
   }
 
@@ -190,14 +193,19 @@ class Lab {
     root.dispatchEvent(new CustomEvent("labpainted", { detail: { seq: job.seq, state } }));
   }
 
+  /** The widths the map and the head view are drawn for. */
+  widths() {
+    return `${document.querySelector(".map-box").clientWidth} ${document.querySelector(".lines-box").clientWidth}`;
+  }
+
   /** Draw the answer on screen (again after a resize). */
   redraw() {
     if (!this.answer) return;
     const { state, body } = this.answer;
     const head = state.source === "model" ? body : body.per_head[state.head];
     // Sizes read before anything is written: a read after a write lays the page out there and then.
-    const mapWidth = document.querySelector(".map-box").clientWidth;
-    const linesWidth = document.querySelector(".lines-box").clientWidth;
+    this.drawnFor = this.widths();
+    const [mapWidth, linesWidth] = this.drawnFor.split(" ").map(Number);
     const mapHeight = Math.max(320, window.innerHeight * 0.72);
     renderTokens($("lab-tokens"), body.tokens);
     document.querySelector(".map-name").textContent = LABELS[state.map];
