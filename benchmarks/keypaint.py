@@ -101,18 +101,29 @@ NO_DRAWING = """() => {
 }"""
 
 
-def ours(browser, base: str, url: bool = True, hold: bool = True, pace: int = 0,
-         drawing: bool = True) -> tuple[list[dict], int]:
+# The player's step count, the whole talk.
+TOTAL = "window.attentionTalk.player.slides.reduce((n, s) => n + s.steps, 0)"
+
+
+def open_player(browser, base: str, url: bool = True):
+    """A fresh context (1280×720) on the deck, the player ready; with ``url`` false, the diagnostic
+    page whose history writes do nothing. Returns (context, page)."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     if not url:
         context.add_init_script(NO_URL)
     page = context.new_page()
     page.goto(f"{base}/talk/{DECK}")
     page.wait_for_selector("#player.ready", state="attached")
+    return context, page
+
+
+def ours(browser, base: str, url: bool = True, hold: bool = True, pace: int = 0,
+         drawing: bool = True) -> tuple[list[dict], int]:
+    context, page = open_player(browser, base, url)
     page.wait_for_load_state("networkidle")  # every slide's frames prefetched
     if not drawing:
         page.evaluate(NO_DRAWING)
-    total = page.evaluate("window.attentionTalk.player.slides.reduce((n, s) => n + s.steps, 0)")
+    total = page.evaluate(TOTAL)
     samples = run(page, total, "ours", hold, pace)
     context.close()
     return samples, total

@@ -161,6 +161,7 @@ def test_projections_drawn_lazily_are_the_eager_draw_in_any_order(shape, seed, o
         assert np.array_equal(got, expected[name]) and not got.flags.writeable
     assert w.drawn_all
     assert all(np.array_equal(a, b) for a, b in zip(w, expected.values(), strict=True))
+    assert w.nbytes == sum(a.nbytes for a in expected.values())  # what the weights cache counts
 
 
 def test_two_threads_asking_for_w_v_at_once_share_one_draw() -> None:

@@ -29,24 +29,14 @@ def assert_ordered(samples: list[dict]) -> None:
         assert 0 <= s["drawn"] <= s["frame"] <= s["painted"], s
 
 
-def open_player(browser, server_url: str, url: bool):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    if not url:
-        context.add_init_script(keypaint.NO_URL)
-    page = context.new_page()
-    page.goto(f"{server_url}/talk/{keypaint.DECK}")
-    page.wait_for_selector("#player.ready", state="attached")
-    return context, page
-
-
 @pytest.mark.parametrize("url, hold, pace", [(True, True, 0), (True, False, 0), (False, True, 0), (True, True, 30)],
                          ids=["as-served", "released-at-once", "url-stubbed", "presenter-pace"])
 def test_the_harness_samples_every_press_of_the_player(browser, server_url, few_presses, monkeypatch,
                                                        url, hold, pace) -> None:
     monkeypatch.setattr(keypaint, "CALM_PRESSES", PRESSES)
-    context, page = open_player(browser, server_url, url)
+    context, page = keypaint.open_player(browser, server_url, url)
     try:
-        total = page.evaluate("window.attentionTalk.player.slides.reduce((n, s) => n + s.steps, 0)")
+        total = page.evaluate(keypaint.TOTAL)
         samples = keypaint.run(page, total, "ours", hold, pace)
         assert_ordered(samples)
         state = page.evaluate("(({ slide, step }) => `#/${slide}/${step}`)(window.attentionTalk.player.state)")
@@ -79,13 +69,13 @@ def test_the_harness_samples_every_press_of_the_reveal_anchor(browser, few_press
 def test_the_drawing_stub_skips_the_stage_and_still_samples(browser, server_url, few_presses) -> None:
     """The presenter-pace diagnostic row: the stage draws nothing, yet every press gives a sample
     and the player (and its URL) still moves."""
-    context, page = open_player(browser, server_url, True)
+    context, page = keypaint.open_player(browser, server_url)
     try:
         page.wait_for_load_state("networkidle")
         page.evaluate(keypaint.NO_DRAWING)
         drawings = "[...document.querySelectorAll('#stage .slide .canvas')].map((c) => c.innerHTML)"
         drawn = page.evaluate(drawings)
-        total = page.evaluate("window.attentionTalk.player.slides.reduce((n, s) => n + s.steps, 0)")
+        total = page.evaluate(keypaint.TOTAL)
         assert_ordered(keypaint.run(page, total, "ours"))
         assert page.evaluate("location.hash") != "#/1/1"
         assert page.evaluate(drawings) == drawn  # no slide's drawing changed

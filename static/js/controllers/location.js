@@ -26,7 +26,7 @@ export class LocationController extends Controller {
     this._onPop = () => { this.pending = null; this.restore(); }; // someone else's URL wins
     this._onKeyDown = (e) => { this.flush(); this.down.add(e.code || e.key); };
     this._onKeyUp = (e) => { this.down.delete(e.code || e.key); this.flush(); };
-    this._onLeave = () => { this.down.clear(); this.flush(); };
+    this._onLeave = () => { this.down.clear(); this.flush(); }; // blurred, hidden or left
     this._flush = () => this.flush();
     this.listeners = [
       ["popstate", this._onPop], ["hashchange", this._onPop],
@@ -34,19 +34,18 @@ export class LocationController extends Controller {
       ["pointerdown", this._flush, EARLY], ["blur", this._onLeave], ["pagehide", this._onLeave],
       ["beforeunload", this._flush],
     ];
-    this._onVisibility = () => this._onLeave();
   }
   bind() {
     super.bind();
     for (const [type, fn, options] of this.listeners) window.addEventListener(type, fn, options);
-    document.addEventListener("visibilitychange", this._onVisibility);
+    document.addEventListener("visibilitychange", this._onLeave);
     return this;
   }
   unbind() {
     super.unbind();
     this.flush();
     for (const [type, fn, options] of this.listeners) window.removeEventListener(type, fn, options);
-    document.removeEventListener("visibilitychange", this._onVisibility);
+    document.removeEventListener("visibilitychange", this._onLeave);
   }
   restore() {
     const target = parseHash(location.hash);
@@ -55,7 +54,7 @@ export class LocationController extends Controller {
   update(state, { previous, source }) {
     // The URL said so (put right if it was clamped), or someone else's URL wins over a waiting write.
     if (source === "location") { this.pending = null; this.write(state, false); return; }
-    const push = (this.pending?.push || false) || previous.slide !== state.slide;
+    const push = this.pending?.push || previous.slide !== state.slide;
     if (this.down.size === 0) { this.pending = null; this.write(state, push); return; }
     const waiting = this.pending !== null;
     this.pending = { push, from: waiting ? this.pending.from : location.hash };

@@ -33,7 +33,7 @@ export class GridView {
     this.cells = []; // [layer][head] → button
     this.shape = "";
     this.current = [0, 0];
-    this.answer = null; // {bytes, m}: the maps last drawn, drawn again when the grid is laid out anew
+    this.strip = null; // the answer's maps, one under the other, m px a side each (never in the page)
     this.places = null; // each map's box on the canvas, in CSS px, layer by layer, head by head
     this.watch = new ResizeObserver(() => { this.places = this.measure(); this.paint(); });
     box.addEventListener("click", (e) => {
@@ -134,16 +134,13 @@ export class GridView {
     const shape = `${grid.layers}x${grid.heads}`;
     if (shape !== this.shape) this.build(grid.layers, grid.heads, kvHeads);
     this.shape = shape;
-    this.answer = { bytes: decode(grid.data), m: grid.cells };
+    this.fill(decode(grid.data), grid.cells, grid.layers * grid.heads);
     this.paint(); // not laid out yet (a new grid, a hidden view): the resize observer paints it
     this.mark(current);
   }
 
-  paint() {
-    if (!this.answer || !this.places || !this.places.width) return;
-    const { bytes, m } = this.answer;
-    const { places, width, height } = this.places;
-    const count = places.length;
+  /** Write the answer's `count` maps (m × m bytes each) into the strip, once per answer. */
+  fill(bytes, m, count) {
     const [r, g, b] = this.colour();
     if (this.image?.width !== m || this.image.height !== m * count) {
       this.image = new ImageData(m, m * count);
@@ -156,6 +153,13 @@ export class GridView {
     const n = Math.min(pixels.length, bytes.length);
     for (let k = 0; k < n; k++) pixels[k] = (rgbBits | (bytes[k] << alphaShift)) >>> 0;
     this.strip.getContext("2d").putImageData(this.image, 0, 0);
+  }
+
+  /** Scale each map of the strip into its button's box (again whenever the grid is laid out anew). */
+  paint() {
+    if (!this.strip || !this.places || !this.places.width) return;
+    const m = this.strip.width;
+    const { places, width, height } = this.places;
     const scale = window.devicePixelRatio || 1;
     const canvas = this.canvas;
     const w = Math.round(width * scale), h = Math.round(height * scale);

@@ -72,7 +72,7 @@ class Lab {
     });
     // The map box grows with the sentence (its height follows the map): only a new width, the one
     // size the views are drawn for, draws them again; otherwise every answer would be drawn twice.
-    new ResizeObserver(() => { if (this.widths() !== this.drawnFor) this.redraw(); })
+    new ResizeObserver(() => { if (String(this.widths()) !== String(this.drawnFor)) this.redraw(); })
       .observe(document.querySelector(".map-box"));
     window.addEventListener("resize", () => this.redraw());
   }
@@ -193,9 +193,9 @@ class Lab {
     root.dispatchEvent(new CustomEvent("labpainted", { detail: { seq: job.seq, state } }));
   }
 
-  /** The widths the map and the head view are drawn for. */
+  /** [map, head view]: the widths the two are drawn for. */
   widths() {
-    return `${document.querySelector(".map-box").clientWidth} ${document.querySelector(".lines-box").clientWidth}`;
+    return [document.querySelector(".map-box").clientWidth, document.querySelector(".lines-box").clientWidth];
   }
 
   /** Draw the answer on screen (again after a resize). */
@@ -204,8 +204,7 @@ class Lab {
     const { state, body } = this.answer;
     const head = state.source === "model" ? body : body.per_head[state.head];
     // Sizes read before anything is written: a read after a write lays the page out there and then.
-    this.drawnFor = this.widths();
-    const [mapWidth, linesWidth] = this.drawnFor.split(" ").map(Number);
+    const [mapWidth, linesWidth] = this.drawnFor = this.widths();
     const mapHeight = Math.max(320, window.innerHeight * 0.72);
     renderTokens($("lab-tokens"), body.tokens);
     document.querySelector(".map-name").textContent = LABELS[state.map];
