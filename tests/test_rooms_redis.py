@@ -10,52 +10,23 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from fresh_loop import run
+from redis_server import REDIS, RedisServer
 from served import ENV, ROOT, free_port, stop, wait_healthy, warm
 
 DECK = "presenting-demo"  # the small demo decks: the servers start in a moment
 DEMO_DECKS = ROOT / "tests" / "browser" / "decks"
-REDIS = shutil.which("redis-server")
 pytestmark = pytest.mark.skipif(REDIS is None and not os.environ.get("CI"),
                                 reason="redis-server is not installed (apt-get install redis-server)")
-
-
-class RedisServer:
-    """redis-server on a free port, append-only with fsync on every write, so a restart keeps rooms."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder, self.port, self.proc = folder, free_port(), None
-
-    def start(self) -> None:
-        assert REDIS, "redis-server is missing: .ci/run installs it"
-        self.proc = subprocess.Popen([REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.folder)],
-                                     stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 1) as s:
-                s.sendall(b"PING\r\n")
-                if s.recv(16).startswith(b"+PONG"):
-                    return
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
 
 
 def start_server(redis_port: int | None, extra: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:

@@ -40,8 +40,12 @@ class InProcessHub(RoomHub):
 
     async def _sweep(self) -> None:
         for code in [c for c, r in self.rooms.items() if self._expired(c, r)]:
-            del self.rooms[code]
-            await self.close_room(code, UNKNOWN_ROOM, f"unknown room {code} (no presenter joined it)")
+            await self._drop(code)
+
+    async def _drop(self, code: str) -> None:
+        """Forget an expired room; sockets still open on it (followers of a room nobody claimed) close."""
+        del self.rooms[code]
+        await self.close_room(code, UNKNOWN_ROOM, f"unknown room {code} (no presenter joined it)")
 
     async def create(self, deck: str) -> NewRoom:
         await self._sweep()
@@ -59,7 +63,7 @@ class InProcessHub(RoomHub):
         if room is None:
             return None
         if self._expired(code, room):
-            del self.rooms[code]
+            await self._drop(code)
             return None
         room.last_active = self.clock()
         return RoomInfo(room.state.deck, room.digest, room.state, room.claimed)
