@@ -51,7 +51,8 @@ def forgiven(code: str) -> list[tuple[str, str]]:
 
 
 def refused_everywhere(url: str, code: str) -> None:
-    """Every hostile form of ``code`` at every entry point of the server at ``url``: the WebSocket
+    """Every hostile form of ``code`` at every entry point of the server at ``url``, while a follower
+    of the room is connected (so that every key of the room exists): the WebSocket
     says "unknown room" and closes with 4404 (no dropped connection), the pages answer a JSON 4xx
     naming the field (never a 500); the forgiving forms open the real room's page."""
     import asyncio
@@ -87,6 +88,13 @@ def refused_everywhere(url: str, code: str) -> None:
         raise AssertionError("the socket stayed open")
 
     async def sockets() -> None:
+        async with connect(f"{url.replace('http://', 'ws://')}/ws/rooms/{code}", open_timeout=10) as follower:
+            await follower.send('{"type": "hello", "role": "follower"}')
+            while json.loads(await asyncio.wait_for(follower.recv(), 10))["followers"] != 1:
+                pass  # counted: with Redis, the room's follower hash (…:followers) now exists
+            await hostile_sockets()
+
+    async def hostile_sockets() -> None:
         for kind, text in hostile(code):
             if "%2F" in text:
                 continue  # another path: no room socket route at all
