@@ -1,7 +1,9 @@
 """Live rooms in real Chromium: the speaker view starts a room (R), a follower in another browser
 context follows it, and the phone remote (390×844, a third context) pressing Next moves both; the
 follower wanders off and catches up (C); the speaker view counts the follower; no secret reaches
-the follower's page."""
+the follower's page. The presenter ends the room (End room, armed by a first click, keys still
+working): the follower's badge says so and its socket stops reconnecting; the remote shows it too.
+"""
 
 from __future__ import annotations
 
