@@ -215,8 +215,17 @@ def test_rooms_expire_after_their_idle_time() -> None:
     now = [0.0]
     hub = InProcessHub(idle_timeout=60, clock=lambda: now[0])
 
+    class Presenter:
+        role = "presenter"
+
+        def deliver(self, message: str) -> None:
+            pass
+
     async def scenario() -> tuple:
         room = await hub.create(DECK)
+        presenter = Presenter()
+        await hub.join(room.code, presenter, await hub.find(room.code))  # claimed: the idle timeout holds
+        await hub.leave(room.code, presenter)
         now[0] = 59
         alive = await hub.find(room.code)
         now[0] = 59 + 61

@@ -1,8 +1,10 @@
 """Live rooms across processes, on the wire: a real ``redis-server`` (started here on a free port)
 and two ``attention-talk serve`` processes sharing it. A presenter on one server, followers on the
 other, in lockstep; Redis killed mid-talk and restarted: followers are told to retry, and resync;
-a server killed: its followers reconnect to the other and resync. Also the refusals that only the
-real server makes (a bad Origin at the handshake, a 1 MB frame)."""
+a server killed: its followers reconnect to the other and resync; Redis restarted *empty* (no
+persistence): the servers write the room back and the talk goes on; the presenter ends the room and
+the followers on the other server are closed. Also the refusals that only the real server makes (a
+bad Origin at the handshake, a 1 MB frame, hostile codes at every entry point)."""
 
 from __future__ import annotations
 
@@ -10,52 +12,24 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from fresh_loop import run
+from hostile_codes import refused_everywhere
+from redis_server import REDIS, RedisServer
 from served import ENV, ROOT, free_port, stop, wait_healthy, warm
 
 DECK = "presenting-demo"  # the small demo decks: the servers start in a moment
 DEMO_DECKS = ROOT / "tests" / "browser" / "decks"
-REDIS = shutil.which("redis-server")
 pytestmark = pytest.mark.skipif(REDIS is None and not os.environ.get("CI"),
                                 reason="redis-server is not installed (apt-get install redis-server)")
-
-
-class RedisServer:
-    """redis-server on a free port, append-only with fsync on every write, so a restart keeps rooms."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder, self.port, self.proc = folder, free_port(), None
-
-    def start(self) -> None:
-        assert REDIS, "redis-server is missing: .ci/run installs it"
-        self.proc = subprocess.Popen([REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.folder)],
-                                     stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 1) as s:
-                s.sendall(b"PING\r\n")
-                if s.recv(16).startswith(b"+PONG"):
-                    return
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
 
 
 def start_server(redis_port: int | None, extra: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
@@ -70,9 +44,9 @@ def start_server(redis_port: int | None, extra: dict[str, str] | None = None) ->
     return proc, f"http://127.0.0.1:{port}"
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    redis = RedisServer(tmp_path_factory.mktemp("redis"))
+@contextlib.contextmanager
+def two_servers(redis: RedisServer):
+    """Redis started, and two servers sharing it, warm."""
     redis.start()
     demo = {"ATTENTION_TALK_DECKS_DIR": str(DEMO_DECKS), "ATTENTION_TALK_MODEL_PRELOAD": "false"}
     servers = [start_server(redis.port, demo) for _ in range(2)]  # both start at once
@@ -85,6 +59,19 @@ def cluster(tmp_path_factory):
         for proc, _ in servers:
             stop(proc)
         redis.kill()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    with two_servers(RedisServer(tmp_path_factory.mktemp("redis"))) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def forgetful_cluster(tmp_path_factory):
+    """The same on a Redis without persistence: a restart brings it back empty."""
+    with two_servers(RedisServer(tmp_path_factory.mktemp("redis"), persistent=False)) as running:
+        yield running
 
 
 def ws_url(url: str, code: str) -> str:
@@ -205,6 +192,34 @@ def test_the_real_server_refuses_a_foreign_origin_and_a_huge_frame(cluster) -> N
     run(probe())
 
 
+def test_the_presenter_ends_the_room_on_one_server_its_followers_on_the_other_close(cluster) -> None:
+    _, [(_, a), (_, b)] = cluster
+    room = new_room(a)
+
+    async def talk() -> None:
+        presenter, _ = await join(a, room["code"], room["presenter_secret"])
+        followers = [(await join(url, room["code"]))[0] for url in (a, b, b)]
+        await presenter.send('{"type": "end"}')
+        for ws in [presenter, *followers]:
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await asyncio.wait_for(ws.recv(), 10)
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (4410, "room ended by the presenter")
+        for url in (a, b):
+            late, answer = await join(url, room["code"])
+            assert answer["message"].startswith(f"unknown room {room['code']}")
+            await late.close()
+
+    run(talk())
+
+
+def test_hostile_codes_are_refused_at_every_entry_point_with_redis(cluster) -> None:
+    _, [(_, a), (_, b)] = cluster
+    code = new_room(a)["code"]
+    refused_everywhere(b, code)
+
+
+# Last of the cluster's tests: it kills server b.
 def test_a_dead_server_s_followers_resync_on_the_other(cluster) -> None:
     _, [(_, a), (proc_b, b)] = cluster
     room = new_room(a)
@@ -227,3 +242,34 @@ def test_a_dead_server_s_followers_resync_on_the_other(cluster) -> None:
         await follower.close()
 
     run(talk())
+
+
+def test_redis_back_empty_the_servers_write_the_room_back(forgetful_cluster) -> None:
+    redis, [(_, a), (_, b)] = forgetful_cluster
+    room = new_room(a)
+
+    async def talk() -> None:
+        presenter, _ = await join(a, room["code"], room["presenter_secret"])
+        followers = [(await join(b, room["code"]))[0] for _ in range(2)]
+        await presenter.send(json.dumps({"type": "go", "slide": 2, "step": 2, "paused": False}))
+        for ws in followers:
+            await state_at(ws, 2, 2)
+        redis.kill()
+        for ws in [presenter, *followers]:
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await asyncio.wait_for(ws.recv(), 10)
+            assert closed.value.rcvd.code == 1013
+        redis.start()  # no append-only file: it comes back with no rooms at all
+        followers = [(await rejoin(b, room["code"]))[0] for _ in range(2)]
+        presenter, resync = await rejoin(a, room["code"], room["presenter_secret"])
+        assert (resync["slide"], resync["step"]) == (2, 2)  # the servers knew where the room was
+        await presenter.send(json.dumps({"type": "go", "slide": 3, "step": 1, "paused": False}))
+        for ws in followers:
+            await state_at(ws, 3, 1)
+        for ws in [presenter, *followers]:
+            await ws.close()
+
+    run(talk())
+    with urllib.request.urlopen(f"{b}/join/{room['code']}", timeout=10) as page:
+        assert page.status == 200

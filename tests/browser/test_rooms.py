@@ -1,7 +1,9 @@
 """Live rooms in real Chromium: the speaker view starts a room (R), a follower in another browser
 context follows it, and the phone remote (390×844, a third context) pressing Next moves both; the
 follower wanders off and catches up (C); the speaker view counts the follower; no secret reaches
-the follower's page."""
+the follower's page. The presenter ends the room (End room, armed by a first click, keys still
+working): the follower's badge says so and its socket stops reconnecting; the remote shows it too.
+"""
 
 from __future__ import annotations
 
@@ -83,5 +85,61 @@ def test_the_remote_moves_the_speaker_view_and_the_follower(room, demo_url) -> N
     phone.locator("#remote-blackout").tap()
     follower.wait_for_selector('.blackout[data-blackout="black"]')
     assert phone.locator("#remote-blackout").get_attribute("aria-pressed") == "true"
+    for w in watches:
+        w.assert_clean()
+
+
+NO_RECONNECT_JS = """async () => {
+  const { RoomSocket } = await import("/static/js/lib/room-socket.js");
+  const after = (code, reason) => {
+    const socket = new RoomSocket("X", {});
+    socket.closed({ code, reason });
+    const seen = [socket.status, socket.timer !== null];
+    socket.stop();
+    return seen;
+  };
+  return [after(4410, "room ended by the presenter"), after(1013, "rooms unavailable: reconnecting")];
+}"""
+
+
+def test_the_presenter_ends_the_room_and_the_follower_is_told(room, demo_url) -> None:
+    speaker, follower, phone, saved = room
+    watches = [PageWatch(p, demo_url.removeprefix("http://")) for p in (speaker, follower, phone)]
+    follower.goto(saved["join_url"])
+    follower.wait_for_selector('#live-badge[data-live="live"]')
+    phone.goto(saved["remote_url"])
+    phone.wait_for_selector('#remote[data-status="live"]', state="attached")
+    speaker.wait_for_selector('.room-bar[data-followers="1"]')
+    end = speaker.locator("#room-end")
+    assert end.is_visible() and end.inner_text() == "End room"
+
+    end.click()  # the first click only arms it…
+    speaker.wait_for_selector('#room-end[data-armed="true"]')
+    assert end.inner_text() == "Click again to end the room"
+    speaker.keyboard.press("ArrowRight")  # …and nothing modal: the keys still step the talk
+    follower.wait_for_selector('#player[data-slide="map"][data-step="1"]', state="attached")
+    assert follower.locator("#live-badge").get_attribute("data-live") == "live"
+    assert serious_violations(speaker) == []  # the armed button too
+
+    end.click()  # the second ends it, for everyone
+    badge = follower.locator("#live-badge")
+    follower.wait_for_selector('#live-badge[data-live="ended"]')
+    assert badge.inner_text() == "Room ended"
+    assert "room ended by the presenter" in badge.get_attribute("title")
+    phone.wait_for_selector('#remote[data-status="ended"]', state="attached")
+    speaker.wait_for_selector('.room-bar[data-room="off"]')
+    assert speaker.locator("#room-start").is_visible() and end.is_hidden()
+    assert speaker.evaluate(f"sessionStorage.getItem('attention-talk-room:{DEMO}')") is None
+    gone = speaker.request.get(saved["join_url"])
+    assert gone.status == 404
+    assert follower.evaluate(NO_RECONNECT_JS) == [["ended", False], ["reconnecting", True]]
+    assert where(follower, "#player") == ("map", "1")  # the follower keeps the talk where it was
+    follower.keyboard.press("ArrowRight")
+    assert where(follower, "#player") == ("map", "2")  # and may go on by themselves
+
+    speaker.keyboard.press("r")  # a new room starts from the same speaker view
+    speaker.wait_for_selector('.room-bar[data-room="live"]')
+    fresh = json.loads(speaker.evaluate(f"sessionStorage.getItem('attention-talk-room:{DEMO}')"))
+    assert fresh["code"] != saved["code"]
     for w in watches:
         w.assert_clean()

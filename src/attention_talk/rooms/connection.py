@@ -1,5 +1,6 @@
-"""One room socket, end to end: the first message must be a hello (a presenter's secret compared in
-constant time), then the socket gets every state of the room; a presenter may send ``go``.
+"""One room socket, end to end: the code is normalised (``codes.normalise_code``) or refused before
+anything else, the first message must be a hello (a presenter's secret compared in constant time),
+then the socket gets every state of the room; a presenter may send ``go`` and ``end``.
 
 Every refusal sends ``{"type": "error", "message"}`` and closes the socket with a code and a reason
 (below); the room and its other sockets are untouched. Sending to the socket is a task of its own
@@ -16,15 +17,14 @@ from collections.abc import Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from attention_talk.rooms.codes import secret_matches
-from attention_talk.rooms.hub import UNAVAILABLE, HubUnavailable, RoomHub
-from attention_talk.rooms.messages import BadMessage, Go, Hello, error, parse
+from attention_talk.rooms.codes import normalise_code, secret_matches
+from attention_talk.rooms.hub import ENDED, UNAVAILABLE, UNKNOWN_ROOM, HubUnavailable, RoomHub
+from attention_talk.rooms.messages import BadMessage, End, Go, Hello, error, parse
 
 # Close codes (4000-4999 are the application's own, mirroring HTTP statuses).
 BAD_MESSAGE = 1008  # policy violation: malformed, not what this role may send
 TOO_BIG = 1009
-FORBIDDEN = 4403  # a follower's go, a wrong secret
-UNKNOWN_ROOM = 4404
+FORBIDDEN = 4403  # a follower's go or end, a wrong secret
 HELLO_TIMEOUT = 4408
 TOO_MANY = 4429
 HELLO_SECONDS = 10.0
@@ -59,7 +59,8 @@ class Connection:
 
     def __init__(self, ws: WebSocket, hub: RoomHub, code: str, deck_steps: Callable[[str], list[int] | None],
                  rate: float) -> None:
-        self.ws, self.hub, self.code, self.deck_steps = ws, hub, code, deck_steps
+        self.ws, self.hub, self.deck_steps = ws, hub, deck_steps
+        self.code = normalise_code(code)  # None: not a code, refused before any lookup
         self.limit = RateLimit(rate, 2 * rate)
         self.role = ""
         self.latest: str | None = None
@@ -89,9 +90,9 @@ class Connection:
                 raise Refused(FORBIDDEN, "wrong secret: only the presenter may drive this room")
             self.role = hello.role
             sender = asyncio.get_running_loop().create_task(self._send_loop())
-            await self.hub.join(self.code, self, info)
-            joined = True
-            await self._receive_loop(info.deck)
+            joined = await self._join(info)
+            await self._receive_loop(info.deck)  # returns when the presenter ended the room
+            await sender  # it closes the socket with ENDED, then returns
         except Refused as refused:
             if sender:
                 sender.cancel()
@@ -112,6 +113,8 @@ class Connection:
             await asyncio.wait_for(self.ws.receive(), SETTLE_SECONDS)
 
     async def _find(self):
+        if self.code is None:
+            raise Refused(UNKNOWN_ROOM, "unknown room: not a room code (nine characters: 0-9, A-Z without I L O U)")
         try:
             info = await self.hub.find(self.code)
         except HubUnavailable:
@@ -120,7 +123,15 @@ class Connection:
             raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (wrong code, or it expired)")
         return info
 
-    async def _next_message(self, deck: str | None = None) -> Hello | Go | None:
+    async def _join(self, info) -> bool:
+        try:
+            if await self.hub.join(self.code, self, info):
+                return True
+        except HubUnavailable:
+            raise Refused(UNAVAILABLE, "rooms unavailable: reconnecting") from None
+        raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (it expired)")
+
+    async def _next_message(self, deck: str | None = None) -> Hello | Go | End | None:
         """The next message, parsed, or None when the client has gone; Refused when it may not send it."""
         message = await self.ws.receive()
         if message["type"] == "websocket.disconnect":
@@ -143,12 +154,16 @@ class Connection:
         return msg
 
     async def _receive_loop(self, deck: str) -> None:
+        """Moves (and the end) from a presenter until the room ends; Refused for anything else."""
         while True:
             msg = await self._next_message()
             if isinstance(msg, Hello):
                 raise Refused(BAD_MESSAGE, "hello: already said")
             if self.role != "presenter":
-                raise Refused(FORBIDDEN, "go: followers follow; only the presenter may move the room")
+                raise Refused(FORBIDDEN, f"{msg.type}: followers follow; only the presenter may move or end the room")
+            if isinstance(msg, End):
+                await self._end()
+                return
             self._check_bounds(msg, self.deck_steps(deck) or [])
             if not await self._hub_go(msg):
                 raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (it expired)")
@@ -158,6 +173,16 @@ class Connection:
             return await self.hub.go(self.code, msg.slide, msg.step, msg.paused)
         except HubUnavailable:
             raise Refused(UNAVAILABLE, "rooms unavailable: reconnecting") from None
+
+    async def _end(self) -> None:
+        """End the room: the hub closes every socket of it (this one too) with ENDED."""
+        try:
+            ended = await self.hub.end(self.code)
+        except HubUnavailable:
+            raise Refused(UNAVAILABLE, "rooms unavailable: reconnecting") from None
+        if not ended:
+            raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (it expired)")
+        self.drop(ENDED, "room ended by the presenter")  # the hub closed it already; to be sure
 
     @staticmethod
     def _check_bounds(msg: Go, steps: list[int]) -> None:

@@ -4,6 +4,12 @@ this worker holds per room, fan-out of each new state to them, and follower coun
 A backend stores rooms (deck, secret digest, latest state) and tells every worker about a change;
 this base class turns a change into one serialised state message and hands it to each local
 subscriber (``Subscriber.deliver`` keeps only the latest, so a slow phone never holds up the room).
+
+Every public method takes a code in its stored form only (``codes.is_code``): anything else is no
+room, so a hostile code never reaches a backend's keys. A room is *claimed* when its presenter first
+joins; one that nobody claims within the claim timeout is dropped (creating rooms to fill the cap
+then holds it for two minutes, not for the idle timeout). A presenter may *end* a room: it is
+dropped and every socket of it, on every worker, is closed with ``ENDED``.
 """
 
 from __future__ import annotations
@@ -14,10 +20,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from attention_talk.rooms.codes import is_code
 from attention_talk.rooms.messages import State
 
 COUNT_DELAY = 0.05  # seconds: follower joins and leaves in a burst give one count update, not one each
 UNAVAILABLE = 1013  # "try again later": the backend is gone; clients reconnect with backoff
+UNKNOWN_ROOM = 4404  # no such room (wrong code, expired, never claimed): final, clients stop
+ENDED = 4410  # the presenter ended the room ("gone"): final, clients stop
 
 
 class HubUnavailable(RuntimeError):
@@ -35,7 +44,7 @@ class Subscriber(Protocol):
         """Queue a state message (only the latest is kept); never blocks."""
 
     def drop(self, code: int, reason: str) -> None:
-        """Close the socket: the hub lost its backend."""
+        """Close the socket: the hub lost its backend, or the room is gone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +52,7 @@ class RoomInfo:
     deck: str
     digest: str
     state: State
+    claimed: bool = False  # a presenter has joined it (it then lives for the idle timeout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +64,12 @@ class NewRoom:
 
 @dataclass
 class LocalRoom:
-    """This worker's view of one room: its sockets, the latest state and the follower count."""
+    """This worker's view of one room: its sockets, the latest state and the follower count, and
+    what it takes to write the room back to a backend that lost it (digest, claimed)."""
 
     state: State
+    digest: str = ""
+    claimed: bool = False
     subscribers: set[Subscriber] = field(default_factory=set)
     followers_here: int = 0
     followers_total: int = 0
@@ -64,10 +77,11 @@ class LocalRoom:
 
 
 class RoomHub(ABC):
-    """Create rooms, look them up, move them (``go``), and join or leave them with a subscriber."""
+    """Create rooms, look them up, move them (``go``), end them, and join or leave them with a
+    subscriber."""
 
-    def __init__(self, idle_timeout: float) -> None:
-        self.idle_timeout = idle_timeout
+    def __init__(self, idle_timeout: float, claim_timeout: float) -> None:
+        self.idle_timeout, self.claim_timeout = idle_timeout, claim_timeout
         self.local: dict[str, LocalRoom] = {}
 
     async def start(self) -> None:  # noqa: B027 - a backend with nothing to start keeps this
@@ -81,13 +95,39 @@ class RoomHub(ABC):
     async def create(self, deck: str) -> NewRoom:
         """A new room on ``deck`` at its first step; HubFull or HubUnavailable."""
 
-    @abstractmethod
     async def find(self, code: str) -> RoomInfo | None:
-        """The room, or None (unknown or expired); HubUnavailable."""
+        """The room, or None (not a code, unknown or expired); HubUnavailable."""
+        return await self._find(code) if is_code(code) else None
 
-    @abstractmethod
     async def go(self, code: str, slide: int, step: int, paused: str | bool) -> bool:
         """Move the room and tell every worker; False when the room has expired meanwhile."""
+        return is_code(code) and await self._go(code, slide, step, paused)
+
+    async def end(self, code: str) -> bool:
+        """Drop the room and close every socket of it, on every worker, with ``ENDED``; False when
+        it had gone already."""
+        if not is_code(code):
+            return False
+        ended = await self._end(code)
+        await self.close_room(code, ENDED, "room ended by the presenter")  # this worker's at once
+        return ended
+
+    @abstractmethod
+    async def _find(self, code: str) -> RoomInfo | None:
+        """``find`` for a code in its stored form."""
+
+    @abstractmethod
+    async def _go(self, code: str, slide: int, step: int, paused: str | bool) -> bool:
+        """``go`` for a code in its stored form."""
+
+    @abstractmethod
+    async def _end(self, code: str) -> bool:
+        """Delete the room and tell the other workers to close its sockets."""
+
+    @abstractmethod
+    async def _claim(self, code: str) -> bool:
+        """Mark the room claimed (its presenter joined): from now on it lives for the idle timeout.
+        False when it has gone meanwhile."""
 
     @abstractmethod
     async def _subscribe(self, code: str) -> None:
@@ -102,19 +142,24 @@ class RoomHub(ABC):
         """Record this worker's follower count for ``code``, return the room's total; ``notify``
         tells the other workers to count again."""
 
-    async def join(self, code: str, sub: Subscriber, info: RoomInfo) -> None:
-        """Add a subscriber; it gets the current state at once."""
+    async def join(self, code: str, sub: Subscriber, info: RoomInfo) -> bool:
+        """Add a subscriber; it gets the current state at once. A presenter claims the room. False
+        (and nothing joined) when the room has gone since it was found."""
+        if sub.role == "presenter" and not await self._claim(code):
+            return False
         room = self.local.get(code)
         if room is None:
-            room = self.local[code] = LocalRoom(info.state)
+            room = self.local[code] = LocalRoom(info.state, info.digest, info.claimed)
             await self._subscribe(code)
         elif info.state.seq > room.state.seq:
             room.state = info.state
+        room.claimed = room.claimed or info.claimed or sub.role == "presenter"
         room.subscribers.add(sub)
         if sub.role == "follower":
             room.followers_here += 1  # the count everyone sees changes in recount, once for a burst
         sub.deliver(room.state.message(room.followers_total))
         self.recount(code, notify=True)
+        return True
 
     async def leave(self, code: str, sub: Subscriber) -> None:
         room = self.local.get(code)
@@ -161,6 +206,18 @@ class RoomHub(ABC):
         if total != room.followers_total and self.local.get(code) is room:
             room.followers_total = total
             self.broadcast(code, room)
+
+    async def close_room(self, code: str, close_code: int, reason: str) -> None:
+        """Close this worker's sockets of one room (it ended, or expired unclaimed) and forget it."""
+        room = self.local.pop(code, None)
+        if room is None:
+            return
+        if room.count_task:
+            room.count_task.cancel()
+        for sub in tuple(room.subscribers):
+            sub.drop(close_code, reason)
+        with contextlib.suppress(HubUnavailable):
+            await self._unsubscribe(code)
 
     def drop_all(self, code: int, reason: str) -> None:
         """Close every local socket (the backend went away, or the server stops)."""

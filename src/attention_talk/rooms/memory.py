@@ -1,5 +1,9 @@
 """The in-process hub (the default): rooms live in this worker's memory, so every socket of a room
-must reach the same process (``ATTENTION_TALK_WORKERS=1``, or Redis for more)."""
+must reach the same process (``ATTENTION_TALK_WORKERS=1``, or Redis for more).
+
+A room nobody has claimed (no presenter joined) lives ``claim_timeout`` seconds from its creation,
+whoever else is connected; a claimed one lives until it has been idle (no move, nobody connected)
+for ``idle_timeout``. Expired rooms are swept on every ``create``, before the cap is checked."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import time
 from dataclasses import dataclass, replace
 
 from attention_talk.rooms.codes import digest, new_code, new_secret
-from attention_talk.rooms.hub import HubFull, NewRoom, RoomHub, RoomInfo
+from attention_talk.rooms.hub import UNKNOWN_ROOM, HubFull, NewRoom, RoomHub, RoomInfo
 from attention_talk.rooms.messages import State
 
 
@@ -15,50 +19,72 @@ from attention_talk.rooms.messages import State
 class _Room:
     digest: str
     state: State
+    created: float
     last_active: float
+    claimed: bool = False
 
 
 class InProcessHub(RoomHub):
-    def __init__(self, idle_timeout: float, max_rooms: int = 1000, clock=time.monotonic) -> None:
-        super().__init__(idle_timeout)
+    def __init__(self, idle_timeout: float, max_rooms: int = 1000, clock=time.monotonic,
+                 claim_timeout: float = 120.0) -> None:
+        super().__init__(idle_timeout, claim_timeout)
         self.max_rooms = max_rooms
         self.clock = clock
         self.rooms: dict[str, _Room] = {}
 
     def _expired(self, code: str, room: _Room) -> bool:
-        return code not in self.local and self.clock() - room.last_active > self.idle_timeout
+        now = self.clock()
+        if not room.claimed:
+            return now - room.created > self.claim_timeout
+        return code not in self.local and now - room.last_active > self.idle_timeout
 
-    def _sweep(self) -> None:
+    async def _sweep(self) -> None:
         for code in [c for c, r in self.rooms.items() if self._expired(c, r)]:
-            del self.rooms[code]
+            await self._drop(code)
+
+    async def _drop(self, code: str) -> None:
+        """Forget an expired room; sockets still open on it (followers of a room nobody claimed) close."""
+        del self.rooms[code]
+        await self.close_room(code, UNKNOWN_ROOM, f"unknown room {code} (no presenter joined it)")
 
     async def create(self, deck: str) -> NewRoom:
-        self._sweep()
+        await self._sweep()
         if len(self.rooms) >= self.max_rooms:
             raise HubFull(f"{self.max_rooms} rooms are open (ATTENTION_TALK_MAX_ROOMS); try again later")
         code, secret = new_code(), new_secret()
         while code in self.rooms:  # pragma: no cover - 1 in 2**45
             code = new_code()
-        self.rooms[code] = _Room(digest(secret), State(deck), self.clock())
+        now = self.clock()
+        self.rooms[code] = _Room(digest(secret), State(deck), now, now)
         return NewRoom(code, secret, deck)
 
-    async def find(self, code: str) -> RoomInfo | None:
+    async def _find(self, code: str) -> RoomInfo | None:
         room = self.rooms.get(code)
         if room is None:
             return None
         if self._expired(code, room):
-            del self.rooms[code]
+            await self._drop(code)
             return None
         room.last_active = self.clock()
-        return RoomInfo(room.state.deck, room.digest, room.state)
+        return RoomInfo(room.state.deck, room.digest, room.state, room.claimed)
 
-    async def go(self, code: str, slide: int, step: int, paused: str | bool) -> bool:
+    async def _go(self, code: str, slide: int, step: int, paused: str | bool) -> bool:
         room = self.rooms.get(code)
         if room is None:
             return False
         room.state = replace(room.state, slide=slide, step=step, paused=paused, seq=room.state.seq + 1)
         room.last_active = self.clock()
         self.on_state(code, room.state)
+        return True
+
+    async def _end(self, code: str) -> bool:
+        return self.rooms.pop(code, None) is not None
+
+    async def _claim(self, code: str) -> bool:
+        room = self.rooms.get(code)
+        if room is None or self._expired(code, room):
+            return False
+        room.claimed, room.last_active = True, self.clock()
         return True
 
     async def _subscribe(self, code: str) -> None:

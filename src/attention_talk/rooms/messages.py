@@ -2,7 +2,8 @@
 
 Client → server: ``{"type": "hello", "role": "follower"}``,
 ``{"type": "hello", "role": "presenter", "secret": "..."}``, then (presenters only)
-``{"type": "go", "slide", "step", "paused"}``.
+``{"type": "go", "slide", "step", "paused"}`` and ``{"type": "end"}`` (end the room: every socket
+of it is closed with 4410).
 Server → client: ``{"type": "state", "deck", "slide", "step", "paused", "followers"}`` at once and
 on every change; ``{"type": "error", "message"}`` just before the server closes the socket.
 """
@@ -36,14 +37,19 @@ class Go(ClientMessage):
     paused: Paused = False
 
 
-INCOMING = TypeAdapter(Annotated[Hello | Go, Field(discriminator="type")])
+# Ending a room (presenters only): no fields but its type.
+class End(ClientMessage):
+    type: Literal["end"]
+
+
+INCOMING = TypeAdapter(Annotated[Hello | Go | End, Field(discriminator="type")])
 
 
 class BadMessage(ValueError):
     """A message refused: ``str(exc)`` says which field and why (never echoing the input)."""
 
 
-def parse(text: str | bytes) -> Hello | Go:
+def parse(text: str | bytes) -> Hello | Go | End:
     """One client message, or BadMessage. Size is checked first, then JSON, then the fields."""
     size = len(text.encode() if isinstance(text, str) else text)
     if size > MAX_MESSAGE_BYTES:
@@ -56,7 +62,8 @@ def parse(text: str | bytes) -> Hello | Go:
         return INCOMING.validate_python(data)
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
-        loc = first["loc"][1:] if first["loc"][:1] in (("hello",), ("go",)) else first["loc"]  # the union's tag
+        tagged = first["loc"][:1] in (("hello",), ("go",), ("end",))  # the union's tag comes first: drop it
+        loc = first["loc"][1:] if tagged else first["loc"]
         field = ".".join(str(p) for p in loc) or "message"
         raise BadMessage(f"{field}: {first['msg']}") from None
 

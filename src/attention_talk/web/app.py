@@ -34,7 +34,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.state.store = store or Store.load(settings.decks_dir, settings.model_path, eager=False)
     app.state.attention_gate = Gate(settings.attention_concurrency, settings.attention_queue_timeout,
                                     "POST /api/attention")
-    app.state.rooms = make_hub(settings.redis_url, settings.room_idle_timeout, settings.max_rooms)
+    app.state.rooms = make_hub(settings.redis_url, settings.room_idle_timeout, settings.max_rooms,
+                               settings.room_claim_timeout)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(pages.DeckPageUnavailable, pages.deck_page_unavailable)

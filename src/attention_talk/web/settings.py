@@ -123,8 +123,12 @@ class Settings(BaseSettings):
     room_rate_limit: float = Field(
         default=10, gt=0, le=1000,
         description="Messages a second one room socket may send (bursts of twice that); more closes it.")
-    max_rooms: int = Field(default=1000, ge=1, description="Live rooms one worker holds at once (in-process "
-                                                           "hub); more gets 503.")
+    room_claim_timeout: float = Field(
+        default=120, gt=0, le=86_400,
+        description="Seconds a new live room waits for its presenter to join; a room nobody has claimed by "
+                    "then is dropped (and no longer counts towards ATTENTION_TALK_MAX_ROOMS).")
+    max_rooms: int = Field(default=1000, ge=1, description="Live rooms open at once: per worker with the "
+                                                           "in-process hub, in all with Redis; more gets 503.")
     public_url: str | None = Field(
         default=None, description="Base URL (https://talk.example.org) of the join and remote links and their QR "
                                   "codes; unset: the URL the speaker view was opened with.")

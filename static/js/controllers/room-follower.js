@@ -24,7 +24,7 @@ export class RoomFollowerController extends Controller {
     this.badge = this.makeBadge(root);
     player.register("live", () => this.catchUp());
     this._onState = (e) => this.receive(e.detail);
-    this._onStatus = () => this.render();
+    this._onStatus = (e) => { this.noteEnd(e.detail); this.render(); };
     this._onPause = (e) => this.update(e.detail.state, e.detail);
     this._onClick = () => this.catchUp();
   }
@@ -82,10 +82,16 @@ export class RoomFollowerController extends Controller {
     this.badge.blur();
   }
 
+  /** Why the room ended, when it has (the presenter ended it, or it expired): the badge's title. */
+  noteEnd({ status, reason }) {
+    this.endedBecause = status === "ended" && reason ? reason : null;
+  }
+
   render() {
     const status = this.socket.status;
     const mode = status === "live" ? (this.live ? "live" : "away") : status;
-    const [label, title] = TEXT[mode] ?? TEXT.connecting;
+    const [label, fixedTitle] = TEXT[mode] ?? TEXT.connecting;
+    const title = mode === "ended" && this.endedBecause ? `This live room is over: ${this.endedBecause}` : fixedTitle;
     this.badge.dataset.live = mode;
     this.badge.lastChild.textContent = label;
     this.badge.title = title;

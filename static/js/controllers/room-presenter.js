@@ -2,7 +2,9 @@
 // keeps its secret in this window's sessionStorage only, and drives the room from here (RoomDriver):
 // every step of the talk reaches the followers. The bar shows the room's code, how many follow, and
 // the connection; Q shows the join QR code on the audience screen; "Phone remote" shows the QR code
-// of the remote's link (its secret in the link's fragment, never sent in a URL).
+// of the remote's link (its secret in the link's fragment, never sent in a URL). "End room" ends it
+// for everyone ({"type": "end"}: the server closes every socket of it with 4410): a first click arms
+// the button for a few seconds, a second ends the room; nothing modal, so the keys keep working.
 import { element } from "../lib/element.js";
 import { openRoomChannel } from "../lib/room-link.js";
 import { RoomSocket } from "../lib/room-socket.js";
@@ -11,6 +13,7 @@ import { RoomDriver } from "./room-driver.js";
 
 const STATUS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…",
   ended: "room ended", refused: "room refused this window" };
+const END_ARMED_MS = 4000; // how long "End room" waits for its confirming click
 
 export class RoomPresenterController extends Controller {
   constructor(player, root) {
@@ -20,6 +23,7 @@ export class RoomPresenterController extends Controller {
     this.channel = openRoomChannel(this.deck);
     this.room = null;
     this.ui = this.build(root);
+    this.endButton = this.buildEnd(this.ui.bar);
     player.register("room", () => this.start());
     player.register("qr", () => this.channel?.postMessage({ type: "qr" }));
     this._onMessage = (e) => { if (e.data?.type === "ask") this.announce(); };
@@ -140,6 +144,7 @@ export class RoomPresenterController extends Controller {
     const status = this.socket?.status;
     const ended = status === "ended" || status === "refused";
     const on = Boolean(this.room) && !ended;
+    this.renderEnd(on);
     this.ui.bar.dataset.room = on ? status : "off";
     this.ui.start.hidden = on;
     this.ui.qr.hidden = this.ui.remote.hidden = !on;
@@ -150,5 +155,35 @@ export class RoomPresenterController extends Controller {
       try { sessionStorage.removeItem(this.key); } catch { /* storage off */ }
       this.room = null;
     }
+  }
+
+  // ---------- ending the room ----------
+
+  buildEnd(bar) {
+    const button = element("button", { className: "room-button room-end", text: "End room",
+      attrs: { type: "button", id: "room-end", "aria-describedby": "room-end-hint" } }, bar);
+    element("span", { className: "room-end-hint", text: "Ends the room for every follower and the remote",
+      attrs: { id: "room-end-hint", hidden: "" } }, bar);
+    button.addEventListener("click", (e) => { e.currentTarget.blur(); this.endClicked(); });
+    return button;
+  }
+
+  /** First click arms (for END_ARMED_MS), the second ends the room: a stray click ends nothing. */
+  endClicked() {
+    if (this.endButton.dataset.armed !== "true") { this.armEnd(true); return; }
+    this.armEnd(false);
+    if (!this.socket?.send({ type: "end" })) this.ui.status.textContent = "not connected: cannot end the room now";
+  }
+
+  armEnd(armed) {
+    clearTimeout(this.endTimer);
+    this.endButton.dataset.armed = String(armed);
+    this.endButton.textContent = armed ? "Click again to end the room" : "End room";
+    if (armed) this.endTimer = setTimeout(() => this.armEnd(false), END_ARMED_MS);
+  }
+
+  renderEnd(on) {
+    this.endButton.hidden = !on;
+    if (!on && this.endButton.dataset.armed === "true") this.armEnd(false);
   }
 }

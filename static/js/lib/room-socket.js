@@ -2,9 +2,10 @@
 // each state, and reconnects after a lost connection with exponential backoff and jitter (the server
 // restarting, a worker dying, Redis away), so that the page resyncs as soon as a server can serve the
 // room again. Events: "state" (detail: the state message) and "status" (detail: {status, reason}):
-//   connecting · live · reconnecting · ended (unknown room: it expired) · refused (wrong secret…).
+//   connecting · live · reconnecting · ended (unknown room: it expired; 4410: the presenter ended it)
+//   · refused (wrong secret…). After ended or refused it does not reconnect.
 
-const FINAL = { 4404: "ended", 4403: "refused", 1008: "refused", 1009: "refused" };
+const FINAL = { 4404: "ended", 4410: "ended", 4403: "refused", 1008: "refused", 1009: "refused" };
 const FIRST_DELAY = 250; // ms; doubles each attempt up to MAX_DELAY, then a random part of it
 const MAX_DELAY = 4000;
 

@@ -154,10 +154,9 @@ async def room_socket(ws: WebSocket, code: str) -> None:
     store = ws.app.state.store
     if not store.is_read:  # a room made by another worker: read the decks in a thread while the socket says hello
         asyncio.get_running_loop().run_in_executor(None, store.read)  # (a presenter's first move reads them)
-    normal = normalise_code(code) or code[:20]
 
     def deck_steps(deck_id: str) -> list[int] | None:
         deck = store.find(deck_id)
         return [len(s.steps) for s in deck.slides] if deck else None
 
-    await Connection(ws, ws.app.state.rooms, normal, deck_steps, settings.room_rate_limit).run()
+    await Connection(ws, ws.app.state.rooms, code, deck_steps, settings.room_rate_limit).run()  # it normalises
