@@ -24,7 +24,8 @@ DECK = "attention-step-by-step"
 
 @pytest.fixture(scope="module")
 def rooms():
-    app = create_app(Settings(room_origins="https://mirror.example.org", room_rate_limit=10), store=default_store())
+    app = create_app(Settings(room_origins="https://mirror.example.org", room_rate_limit=10, room_starts_per_minute=10_000),
+                     store=default_store())
     with TestClient(app, base_url="http://talk.test") as client:
         yield client
 
