@@ -367,6 +367,7 @@ def test_an_origin_matching_a_forged_host_is_refused(rooms, origin, host) -> Non
 
 def test_the_servers_own_origin_is_allowed_whatever_the_host(rooms) -> None:
     room = new_room(rooms)
-    for origin in ("http://testserver", "http://TESTSERVER:80", "https://mirror.example.org"):
+    for origin in ("http://testserver", "http://TESTSERVER:80", "https://mirror.example.org", "http://localhost",
+                   "http://127.0.0.1:80", "http://[::1]"):  # the socket's port under a loopback name
         with rooms.websocket_connect(f"/ws/rooms/{room['code']}", headers={"origin": origin, "host": "x"}) as ws:
             assert hello(ws)["type"] == "state", origin

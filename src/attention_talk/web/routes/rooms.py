@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import ipaddress
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated
@@ -85,18 +84,14 @@ def socket_origin(conn: HTTPConnection) -> Origin | None:
 
 
 def served_origins(conn: HTTPConnection) -> set[Origin]:
-    """The socket's origin and, when it is loopback, the same port under every loopback name (no
-    other site can be on those names, so no page can forge them)."""
+    """The socket's origin, and its port under each loopback name: a page there is on the browser's
+    own machine (this server, or a port mapping or tunnel to it, as ``docker run -p 8000:8000``);
+    no other site can be on those names, so no page elsewhere can forge them."""
     origin = socket_origin(conn)
     if origin is None:
         return set()
-    scheme, host, port = origin
-    try:
-        ip = ipaddress.ip_address(host)
-        loopback = (getattr(ip, "ipv4_mapped", None) or ip).is_loopback
-    except ValueError:
-        loopback = host == "localhost"
-    return {origin, *((scheme, name, port) for name in LOOPBACK_NAMES if loopback)}
+    scheme, _, port = origin
+    return {origin, *((scheme, name, port) for name in LOOPBACK_NAMES)}
 
 
 def configured_origins(settings: Settings) -> set[Origin]:
