@@ -125,7 +125,8 @@ class Settings(BaseSettings):
                                 "WebSockets besides the server's own.")
     room_rate_limit: float = Field(
         default=10, gt=0, le=1000,
-        description="Messages a second one room socket may send (bursts of twice that); more closes it.")
+        description="Frames a second one room socket may send: messages, pings, pongs and fragments (bursts of "
+                    "twice that); more closes it (4429).")
     max_rooms: int = Field(default=1000, ge=1, description="Live rooms one worker holds at once (in-process "
                                                            "hub); more gets 503.")
     public_url: str | None = Field(
