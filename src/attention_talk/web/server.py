@@ -231,7 +231,7 @@ class SocketProtocol(WebSocketsSansIOProtocol):
             return True
         self.conn.send_text(error(TOO_MANY_MESSAGES).encode())
         self.conn.send_close(TOO_MANY, TOO_MANY_MESSAGES)
-        self._close_now(TOO_MANY)
+        self._start_closing(TOO_MANY)
         return False
 
     def send_receive_event_to_app(self) -> None:
@@ -242,16 +242,22 @@ class SocketProtocol(WebSocketsSansIOProtocol):
                 self.frames = []
                 self.logger.info("%s - WebSocket text that is not UTF-8: closed (1007)", _peer(self.client))
                 self.conn.send_close(NOT_UTF8, "text must be UTF-8")
-                self._close_now(NOT_UTF8)
+                self._start_closing(NOT_UTF8)
                 return
         super().send_receive_event_to_app()
 
-    def _close_now(self, code: int) -> None:
-        """Send what the protocol has queued (the close frame last), tell the app, close the transport."""
+    def _start_closing(self, code: int) -> None:
+        """Send what the protocol has queued (the close frame last) and tell the app; then wait for the
+        client's close frame, as for the app's own close, up to ``close_timeout``. (Closing the
+        transport at once would reset a connection the client is still writing to, and the client
+        would lose the error and the close frame: 1006 instead of ``code``.)"""
         self.queue.put_nowait({"type": "websocket.disconnect", "code": code})
         self.transport.write(b"".join(self.conn.data_to_send()))
         self.close_sent = True
-        self.transport.close()
+        if self.read_paused:
+            self.read_paused = False
+            self.transport.resume_reading()
+        self.close_timer = self.loop.call_later(self.close_timeout, self.transport.close)
 
     async def send(self, message: Any) -> None:
         await super().send(message)
