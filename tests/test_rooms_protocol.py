@@ -371,3 +371,14 @@ def test_the_servers_own_origin_is_allowed_whatever_the_host(rooms) -> None:
                    "http://127.0.0.1:80", "http://[::1]"):  # the socket's port under a loopback name
         with rooms.websocket_connect(f"/ws/rooms/{room['code']}", headers={"origin": origin, "host": "x"}) as ws:
             assert hello(ws)["type"] == "state", origin
+
+
+def test_a_dual_stack_socket_address_is_its_ipv4_origin() -> None:
+    from starlette.requests import HTTPConnection
+
+    from attention_talk.web.routes.rooms import served_origins
+
+    conn = HTTPConnection({"type": "websocket", "scheme": "ws", "server": ("::ffff:192.0.2.5", 8000), "path": "/",
+                           "headers": [], "query_string": b""})
+    assert ("http", "192.0.2.5", 8000) in served_origins(conn)
+    assert ("http", "localhost", 8000) in served_origins(conn) and len(served_origins(conn)) == 4

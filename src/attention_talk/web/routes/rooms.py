@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import ipaddress
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated
@@ -80,7 +81,17 @@ def socket_origin(conn: HTTPConnection) -> Origin | None:
     server = conn.scope.get("server")
     if not server or not server[0]:
         return None  # an ASGI server that does not say
-    return scheme, str(server[0]).lower(), server[1] or DEFAULT_PORTS[scheme]
+    return scheme, unmapped(str(server[0]).lower()), server[1] or DEFAULT_PORTS[scheme]
+
+
+def unmapped(host: str) -> str:
+    """An IPv4 address as itself, also where a dual-stack socket (``--host ::``) gives it as IPv6."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return str(mapped) if mapped else host
 
 
 def served_origins(conn: HTTPConnection) -> set[Origin]:
