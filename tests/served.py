@@ -30,21 +30,24 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(env: dict[str, str] | None = None, timeout: float = 120) -> Iterator[str]:
+def serve(env: dict[str, str] | None = None, timeout: float = 120, log: Path | None = None) -> Iterator[str]:
     """``attention-talk serve`` on a free port; yields its base URL once /healthz answers and the
-    designed decks are built (``warm``)."""
+    designed decks are built (``warm``). ``log``: a file for the server's log (stderr)."""
     port = free_port()
     full_env = {**os.environ, **ENV, **(env or {}),
                 "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "attention_talk", "serve", "--host", "127.0.0.1",
-                             "--port", str(port)], env=full_env, cwd=ROOT, stdout=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(proc, url, timeout)
-        warm(url)
-        yield url
-    finally:
-        stop(proc)
+    with contextlib.ExitStack() as files:
+        stderr = files.enter_context(log.open("wb")) if log else None
+        proc = subprocess.Popen([sys.executable, "-m", "attention_talk", "serve", "--host", "127.0.0.1",
+                                 "--port", str(port)], env=full_env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                stderr=stderr)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(proc, url, timeout)
+            warm(url)
+            yield url
+        finally:
+            stop(proc)
 
 
 def wait_healthy(proc: subprocess.Popen, url: str, timeout: float = 120) -> None:

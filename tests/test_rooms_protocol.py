@@ -1,6 +1,7 @@
 """Live rooms, in process: starting a room, the WebSocket protocol, and every refusal (a follower's
-go, a wrong secret, a bad Origin, oversized, malformed and too many messages, an unknown room),
-each leaving the room as it was."""
+go, a wrong secret, a bad Origin, oversized, malformed, loosely typed or twice-keyed and too many
+messages, an unknown room, a full room or server, too many sockets or room starts from one
+address), each leaving the room as it was. Links and the Origin check never trust the Host header."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from attention_talk.rooms import InProcessHub
 from attention_talk.rooms.codes import ALPHABET, normalise_code
+from attention_talk.rooms.messages import BadMessage, Go, Hello, parse
 from attention_talk.web import create_app
 from attention_talk.web.settings import Settings
 from fresh_loop import run
@@ -24,7 +26,8 @@ DECK = "attention-step-by-step"
 
 @pytest.fixture(scope="module")
 def rooms():
-    app = create_app(Settings(room_origins="https://mirror.example.org", room_rate_limit=10), store=default_store())
+    app = create_app(Settings(room_origins="https://mirror.example.org", room_rate_limit=10,
+                              room_starts_per_minute=10_000), store=default_store())
     with TestClient(app, base_url="http://talk.test") as client:
         yield client
 
@@ -41,8 +44,10 @@ def hello(ws, role="follower", secret=None) -> dict:
 
 
 def refused(ws) -> tuple[dict, int, str]:
-    """The error message, then the close code and reason."""
-    msg = ws.receive_json()
+    """The error message (after any states still on their way: a follower count), then the close
+    code and reason."""
+    while (msg := ws.receive_json())["type"] == "state":
+        pass
     with pytest.raises(WebSocketDisconnect) as closed:
         ws.receive_text()
     return msg, closed.value.code, closed.value.reason
@@ -161,6 +166,13 @@ BAD = [
     ('{"type": "go", "slide": 1, "step": 1, "paused": false}', 1008, "first message must be a hello"),
     ('{"type": "hello", "role": "follower", "pad": "' + "x" * 1100 + '"}', 1009, "too large"),
     ("x" * 1_000_000, 1009, "too large"),
+    # a key twice: JSON parsers disagree on which value wins, so the message is refused
+    ('{"type": "hello", "role": "follower", "role": "presenter"}', 1008, "role: given twice"),
+    ('{"type": "hello", "type": "hello", "role": "follower"}', 1008, "type: given twice"),
+    ('{"type": "hello", "role": "follower", "secret": null, "secret": "x"}', 1008, "secret: given twice"),
+    # loose types: a field takes its own JSON type only
+    ('{"type": "hello", "role": "presenter", "secret": 12345}', 1008, "secret"),
+    ('{"type": "hello", "role": true}', 1008, "role"),
 ]
 
 
@@ -178,6 +190,13 @@ GO_BAD = ['{"type": "go", "slide": 99, "step": 1, "paused": false}',
           '{"type": "go", "slide": "2", "step": 1, "paused": false}',
           '{"type": "go", "slide": 2, "step": 1, "paused": "purple"}',
           '{"type": "go", "slide": 2.5, "step": 1, "paused": false}',
+          '{"type": "go", "slide": 2, "step": 1, "paused": 0}',
+          '{"type": "go", "slide": 2, "step": 1, "paused": 0.0}',
+          '{"type": "go", "slide": 2, "step": 1, "paused": true}',
+          '{"type": "go", "slide": true, "step": 1, "paused": false}',
+          '{"type": "go", "slide": 2, "step": 1.0, "paused": false}',
+          '{"type": "go", "slide": 2, "slide": 3, "step": 1, "paused": false}',
+          '{"type": "go", "slide": 2, "step": 1, "paused": false, "paused": "black"}',
           '{"type": "hello", "role": "follower"}']
 
 
@@ -233,3 +252,142 @@ def test_rooms_expire_after_their_idle_time() -> None:
 
     alive, gone = run(scenario())
     assert alive is not None and alive.deck == DECK and gone is None
+
+
+# ---------------------------------------------------------------------------------------------
+# strict messages: every field of every client message refuses every JSON value not of its type
+
+CANDIDATES = [True, False, 0, 1, 0.0, 1.0, 1.5, "", "1", "false", "black", [], [1], {}, {"a": 1}, None]
+JSON_TYPES = {"boolean": lambda v: isinstance(v, bool),
+              "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+              "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+              "string": lambda v: isinstance(v, str),
+              "null": lambda v: v is None}
+VALID = {Hello: {"type": "hello", "role": "presenter", "secret": "s" * 43},
+         Go: {"type": "go", "slide": 2, "step": 1, "paused": False}}
+
+
+def of_its_type(value, prop: dict) -> bool:
+    """Whether ``value`` has a JSON type ``prop`` (one property of a JSON schema) allows; an enum or a
+    const matches by type too (``0`` is not ``false``)."""
+    options = prop.get("anyOf", [prop])
+    for option in options:
+        allowed = option.get("enum", [option["const"]] if "const" in option else None)
+        if allowed is not None:
+            if any(value == a and type(value) is type(a) for a in allowed):
+                return True
+        elif JSON_TYPES[option["type"]](value):
+            return True
+    return False
+
+
+def loose_values() -> list[tuple[type, str, object]]:
+    cases = []
+    for model in (Hello, Go):
+        for name, prop in model.model_json_schema()["properties"].items():
+            cases += [(model, name, v) for v in CANDIDATES if not of_its_type(v, prop) and name != "type"]
+    return cases
+
+
+@pytest.mark.parametrize(("model", "field", "value"), loose_values(),
+                         ids=[f"{m.__name__}.{f}={v!r}" for m, f, v in loose_values()])
+def test_every_message_field_refuses_other_json_types(model, field, value) -> None:
+    with pytest.raises(BadMessage) as refused:
+        parse(orjson.dumps({**VALID[model], field: value}))
+    assert str(refused.value).startswith(f"{field}:"), str(refused.value)
+
+
+def test_the_strict_table_covers_every_field_and_valid_messages_pass() -> None:
+    assert {(m, f) for m, f, _ in loose_values()} == {(Hello, "role"), (Hello, "secret"), (Go, "slide"),
+                                                       (Go, "step"), (Go, "paused")}
+    assert [(m, f) for m, f, v in loose_values() if v == 0 and not isinstance(v, bool)].count((Go, "paused")) == 2
+    for model, valid in VALID.items():
+        assert isinstance(parse(orjson.dumps(valid)), model)
+    assert parse('{"type": "go", "slide": 1, "step": 1, "paused": "white"}').paused == "white"
+
+
+def test_a_message_type_that_is_not_a_string_is_refused() -> None:
+    for value in (True, 0, None, ["hello"], {"hello": 1}):
+        with pytest.raises(BadMessage) as refused:
+            parse(orjson.dumps({"type": value, "role": "follower"}))
+        assert "type" in str(refused.value) or str(refused.value).startswith("message"), str(refused.value)
+
+
+def test_a_key_twice_is_refused_at_any_depth() -> None:
+    with pytest.raises(BadMessage, match="a: given twice"):
+        parse('{"type": "hello", "role": "follower", "x": {"a": 1, "a": 1}}')
+
+
+# ---------------------------------------------------------------------------------------------
+# links and the Origin check: the server's own origins, never the Host header alone
+
+
+def test_links_never_name_the_host_header(rooms, monkeypatch) -> None:
+    """The socket's own address (the test client's is talk.test) makes the links, whatever Host says;
+    the remote's QR code (which carries the secret) too."""
+    from attention_talk.web.routes import rooms as routes
+
+    drawn: list[str] = []
+    monkeypatch.setattr(routes, "qr_svg", lambda url: drawn.append(url) or routes.Response(b"<svg/>"))
+    for host in ("evil.example", "talk.test.evil.example", "talk.test@evil.example", "evil.example:80"):
+        room = rooms.post("/api/rooms", json={"deck": DECK}, headers={"host": host}).json()
+        assert room["join_url"] == f"http://talk.test/join/{room['code']}", host
+        assert room["remote_url"].startswith(f"http://talk.test/remote/{room['code']}#secret="), host
+        drawn.clear()
+        rooms.post(f"/api/rooms/{room['code']}/remote-qr", json={"secret": room["presenter_secret"]},
+                   headers={"host": host})
+        rooms.get(f"/join/{room['code']}/qr.svg", headers={"host": host})
+        assert [u.split("#")[0] for u in drawn] == [f"http://talk.test/remote/{room['code']}",
+                                                    f"http://talk.test/join/{room['code']}"], host
+
+
+def test_links_follow_a_host_that_is_one_of_the_servers_own_origins(rooms) -> None:
+    """Host only picks among configured origins: ATTENTION_TALK_ROOM_ORIGINS here."""
+    room = rooms.post("/api/rooms", json={"deck": DECK}, headers={"host": "mirror.example.org:443"}).json()
+    assert room["join_url"] == f"http://talk.test/join/{room['code']}"  # http, not https: another origin
+    room = rooms.post("https://talk.test/api/rooms", json={"deck": DECK},
+                      headers={"host": "mirror.example.org"}).json()
+    assert room["join_url"] == f"https://mirror.example.org/join/{room['code']}"
+
+
+def test_public_url_makes_every_link_and_is_an_allowed_origin() -> None:
+    app = create_app(Settings(public_url="https://talk.example.org/live/"), store=default_store())
+    with TestClient(app) as client:
+        room = client.post("/api/rooms", json={"deck": DECK}, headers={"host": "evil.example"}).json()
+        assert room["join_url"] == f"https://talk.example.org/live/join/{room['code']}"
+        origin = {"origin": "https://talk.example.org"}
+        with client.websocket_connect(f"/ws/rooms/{room['code']}", headers=origin) as ws:
+            assert hello(ws)["type"] == "state"
+
+
+@pytest.mark.parametrize(("origin", "host"), [
+    ("http://evil.example", "evil.example"),  # a matching forged pair (DNS rebinding sends just that)
+    ("http://evil.example:80", "evil.example:80"),
+    ("https://mirror.example.org:8443", "mirror.example.org:8443"),  # a configured host, another port
+    ("http://localhost:8000", "localhost:8000"),  # a loopback name, but not this server's port
+    ("http://testserver.evil.example", "testserver.evil.example")])
+def test_an_origin_matching_a_forged_host_is_refused(rooms, origin, host) -> None:
+    room = new_room(rooms)
+    with pytest.raises(WebSocketDenialResponse) as denied, \
+            rooms.websocket_connect(f"/ws/rooms/{room['code']}", headers={"origin": origin, "host": host}):
+        pass  # pragma: no cover
+    assert denied.value.status_code == 403 and "ATTENTION_TALK_ROOM_ORIGINS" in denied.value.json()["message"]
+
+
+def test_the_servers_own_origin_is_allowed_whatever_the_host(rooms) -> None:
+    room = new_room(rooms)
+    for origin in ("http://testserver", "http://TESTSERVER:80", "https://mirror.example.org", "http://localhost",
+                   "http://127.0.0.1:80", "http://[::1]"):  # the socket's port under a loopback name
+        with rooms.websocket_connect(f"/ws/rooms/{room['code']}", headers={"origin": origin, "host": "x"}) as ws:
+            assert hello(ws)["type"] == "state", origin
+
+
+def test_a_dual_stack_socket_address_is_its_ipv4_origin() -> None:
+    from starlette.requests import HTTPConnection
+
+    from attention_talk.web.routes.rooms import served_origins
+
+    conn = HTTPConnection({"type": "websocket", "scheme": "ws", "server": ("::ffff:192.0.2.5", 8000), "path": "/",
+                           "headers": [], "query_string": b""})
+    assert ("http", "192.0.2.5", 8000) in served_origins(conn)
+    assert ("http", "localhost", 8000) in served_origins(conn) and len(served_origins(conn)) == 4

@@ -141,6 +141,20 @@ BAD = [
     ("include a string", post({**OK, "include": "q"}), 422, "include"),
     ("include a number", post({**OK, "include": [1]}), 422, "include.0"),
     ("include too long", post({**OK, "include": ["q"] * 19}), 422, "include"),
+    # live rooms: strict bodies, unknown decks and rooms, codes too long (the socket's own table:
+    # test_rooms_protocol.py BAD and GO_BAD)
+    ("room deck a number", ("POST", "/api/rooms", {"json": {"deck": 3}}), 422, "deck"),
+    ("room deck true", ("POST", "/api/rooms", {"json": {"deck": True}}), 422, "deck"),
+    ("room deck empty", ("POST", "/api/rooms", {"json": {"deck": ""}}), 422, "deck"),
+    ("room unknown field", ("POST", "/api/rooms", {"json": {"deck": DECK, "secret": "x"}}), 422, "secret"),
+    ("room body a list", ("POST", "/api/rooms", {"json": [DECK]}), 422, "body"),
+    ("room on an unknown deck", ("POST", "/api/rooms", {"json": {"deck": "nope"}}), 404, "unknown deck 'nope'"),
+    ("remote QR secret a number", ("POST", "/api/rooms/ZZZZZZZZZ/remote-qr", {"json": {"secret": 5}}), 422,
+     "secret"),
+    ("remote QR of an unknown room", ("POST", "/api/rooms/ZZZZZZZZZ/remote-qr", {"json": {"secret": "s"}}), 404,
+     "no live room"),
+    ("room code too long", ("GET", "/join/" + "Z" * 21, {}), 422, "code"),
+    ("room code not a code", ("GET", "/remote/C:followers", {}), 404, "no live room"),
     # HEAD answers as GET does, without a body
     ("HEAD an unknown deck", ("HEAD", "/api/decks/nope", {}), 404, NO_BODY),
     ("HEAD an unknown path", ("HEAD", "/api/nothing", {}), 404, NO_BODY),
@@ -215,16 +229,29 @@ def json_types(prop: dict) -> set[str]:
     return {t for option in prop.get("anyOf", [prop]) if (t := option.get("type")) and t != "null"}
 
 
-def wrong_types() -> list[tuple[str, object]]:
-    """(field, a value of another JSON type) for every field of AttentionRequest, from its schema."""
-    from attention_talk.web.schemas import AttentionRequest
+def wrong_types(model_name: str = "AttentionRequest") -> list[tuple[str, object]]:
+    """(field, a value of another JSON type) for every field of a body model, from its schema."""
+    from attention_talk.web import schemas
 
     cases = []
-    for name, prop in AttentionRequest.model_json_schema()["properties"].items():
+    for name, prop in getattr(schemas, model_name).model_json_schema()["properties"].items():
         types = json_types(prop)
         assert types <= set(ACCEPTS), (name, prop)
         cases += [(name, v) for v in CANDIDATES if not any(ACCEPTS[t](v) for t in types)]
     return cases
+
+
+ROOM_BODIES = [("/api/rooms", "RoomRequest", {"deck": DECK}),
+               ("/api/rooms/ZZZZZZZZZ/remote-qr", "RemoteQrRequest", {"secret": "s"})]
+ROOM_CASES = [(url, valid, field, value) for url, model, valid in ROOM_BODIES for field, value in wrong_types(model)]
+
+
+@pytest.mark.parametrize("url, valid, field, value", ROOM_CASES,
+                         ids=[f"{u.rsplit('/', 1)[-1]}.{f}={v!r}" for u, _, f, v in ROOM_CASES])
+def test_every_room_body_field_refuses_other_json_types(client, url, valid, field, value) -> None:
+    r = client.post(url, json={**valid, field: value})
+    assert r.status_code == 422, r.text
+    assert r.json()["message"].startswith(field), r.json()
 
 
 @pytest.mark.parametrize("field, value", wrong_types(), ids=[f"{f}={v!r}" for f, v in wrong_types()])

@@ -1,9 +1,13 @@
 """The real server (``attention-talk serve`` in a subprocess, served.py): heavy requests never stall
-it, slow or oversized clients are cut off, HEAD and redirects over the wire. The wire-level bad
+it, slow or oversized clients are cut off, HEAD and redirects over the wire, room sockets and
+silent connections never take HTTP's capacity, the Host header makes no link and lets no socket in,
+and no client writes an ERROR line into the log. The wire-level bad
 input table is in test_web_bad_input.py (``WIRE``)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -12,8 +16,12 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 
-from served import ENV, connect, read_response, send_all
+from fresh_loop import run
+from served import ENV, connect, read_response, send_all, serve
 
 HERE = Path(__file__).parent
 DECK = "attention-step-by-step"
@@ -109,20 +117,178 @@ def test_head_and_relative_redirects_over_the_wire(served) -> None:
             assert status == 404 and found == [], data[:300]
 
 
-def test_connections_beyond_the_limit_get_503() -> None:
-    """ATTENTION_TALK_LIMIT_CONCURRENCY: with 3 connections open, uvicorn answers the next request 503
-    (the open ones count; a connection that says nothing is closed after the header timeout)."""
-    from served import serve
+# ---------------------------------------------------------------------------------------------
+# HTTP's capacity and the room sockets' bounds, apart (ATTENTION_TALK_LIMIT_CONCURRENCY: requests in
+# progress only), and a log no client can write an ERROR into
 
-    with serve({"ATTENTION_TALK_LIMIT_CONCURRENCY": "3", "ATTENTION_TALK_HEADER_TIMEOUT": "30"}) as url:
-        idle = [connect(url) for _ in range(3)]
-        try:
-            with connect(url) as s:
-                send_all(s, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                status, _ = read_response(s)
-        finally:
-            for s in idle:
-                s.close()
-        assert status == 503
-        time.sleep(0.5)  # the server sees the idle connections close
-        assert httpx.get(f"{url}/healthz").status_code == 200
+LIMITED = {"ATTENTION_TALK_LIMIT_CONCURRENCY": "50", "ATTENTION_TALK_HEADER_TIMEOUT": "60",
+           "ATTENTION_TALK_BODY_TIMEOUT": "60", "ATTENTION_TALK_LOG_LEVEL": "info",
+           "ATTENTION_TALK_MODEL_PRELOAD": "false"}
+FOLLOWER = '{"type": "hello", "role": "follower"}'
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory):
+    """A server allowing 50 HTTP requests in progress, with long head and body timeouts (a silent
+    connection stays open for the whole test), and its log."""
+    log = tmp_path_factory.mktemp("limited") / "server.log"
+    with serve(LIMITED, log=log) as url:
+        yield url, log
+
+
+def new_room(url: str, **headers: str) -> dict:
+    r = httpx.post(f"{url}/api/rooms", json={"deck": DECK}, headers=headers, timeout=30)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def ws_url(url: str, code: str) -> str:
+    return f"{url.replace('http://', 'ws://')}/ws/rooms/{code}"
+
+
+async def http_answers(url: str) -> dict[str, int]:
+    async with httpx.AsyncClient(base_url=url, timeout=30) as c:
+        return {"/healthz": (await c.get("/healthz")).status_code,
+                f"/talk/{DECK}": (await c.get(f"/talk/{DECK}")).status_code,
+                f"/api/decks/{DECK}/slides/attention-map/frames": (
+                    await c.get(f"/api/decks/{DECK}/slides/attention-map/frames")).status_code,
+                "POST /api/rooms": (await c.post("/api/rooms", json={"deck": DECK})).status_code}
+
+
+def test_80_follower_sockets_leave_http_its_capacity(limited) -> None:
+    """With ATTENTION_TALK_LIMIT_CONCURRENCY=50 and 80 followers in a room, every visitor is still
+    served: the health check, the talk, its frames, and a new room (uvicorn counted the sockets as
+    connections and answered them all 503)."""
+    url, _ = limited
+    room = new_room(url)
+
+    async def scenario() -> tuple[list[int], dict[str, int]]:
+        async with contextlib.AsyncExitStack() as stack:
+            followers = [await stack.enter_async_context(ws_connect(ws_url(url, room["code"]), origin=url))
+                         for _ in range(80)]
+            for ws in followers:
+                await ws.send(FOLLOWER)
+            counts = [json.loads(await asyncio.wait_for(ws.recv(), 30))["type"] == "state" for ws in followers]
+            return counts, await http_answers(url)
+
+    states, answers = run(scenario())
+    assert states == [True] * 80
+    assert answers == {"/healthz": 200, f"/talk/{DECK}": 200, f"/api/decks/{DECK}/slides/attention-map/frames": 200,
+                       "POST /api/rooms": 201}
+
+
+def test_silent_and_half_sent_connections_hold_no_http_capacity(limited) -> None:
+    """80 connections that say nothing and 20 that stop halfway through a head, with a 60 s header
+    timeout: none is a request in progress, so HTTP keeps its 50 (uvicorn turned everyone away until
+    the silent ones were closed)."""
+    url, _ = limited
+    held = [connect(url) for _ in range(80)]
+    try:
+        for _ in range(20):
+            held.append(connect(url))
+            send_all(held[-1], b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        answers = run(http_answers(url))
+    finally:
+        for s in held:
+            s.close()
+    assert set(answers.values()) <= {200, 201}, answers
+
+
+def test_requests_in_progress_beyond_the_limit_get_a_json_503(limited) -> None:
+    """50 requests whose bodies stall are 50 requests in progress: the next one gets a JSON 503 with
+    Retry-After naming the setting; once they are gone, 200 again."""
+    url, _ = limited
+    stalled = []
+    try:
+        for _ in range(50):
+            stalled.append(connect(url))
+            send_all(stalled[-1], b"POST /api/attention HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                  b"Content-Length: 100\r\n\r\n{\"tokens\": [")
+        busy = until(lambda: (r := httpx.get(f"{url}/healthz", timeout=30)).status_code == 503 and r)
+    finally:
+        for s in stalled:
+            s.close()
+    assert busy.headers["retry-after"] == "1" and busy.headers["content-type"] == "application/json"
+    assert "50 requests are in progress" in busy.json()["message"]
+    assert "ATTENTION_TALK_LIMIT_CONCURRENCY" in busy.json()["message"]
+    assert until(lambda: httpx.get(f"{url}/healthz", timeout=30).status_code == 200)
+
+
+def until(check, ceiling: float = 30):
+    """The first truthy result of ``check()``, polled until ``ceiling`` seconds have passed."""
+    deadline = time.monotonic() + ceiling
+    while not (result := check()):
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.05)
+    return result
+
+
+def handshake(url: str, code: str, headers: bytes) -> bytes:
+    """A raw WebSocket handshake with exactly these headers (Host included); the status line."""
+    with connect(url) as s:
+        send_all(s, f"GET /ws/rooms/{code} HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n".encode()
+                 + headers + b"\r\n")
+        data = b""
+        while b"\r\n" not in data and (chunk := s.recv(4096)):
+            data += chunk
+    return data.split(b"\r\n", 1)[0]
+
+
+def test_links_and_the_origin_check_never_trust_the_host_header(limited) -> None:
+    """A forged Host never makes a link that carries the secret, and a forged Host with a matching
+    Origin (what a DNS-rebinding page sends) is refused; this server's own address and port, under
+    any loopback name, are its own."""
+    url, _ = limited
+    port = url.rsplit(":", 1)[1]
+    for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1.evil.example:{port}"):
+        room = new_room(url, host=host)
+        assert room["remote_url"].startswith(f"{url}/remote/{room['code']}#secret="), room
+        assert room["join_url"] == f"{url}/join/{room['code']}", room
+    local = new_room(url, host=f"localhost:{port}")
+    assert local["join_url"] == f"http://localhost:{port}/join/{local['code']}"
+    code = local["code"]
+    for host in ("evil.example", f"evil.example:{port}"):
+        assert handshake(url, code, f"Host: {host}\r\nOrigin: http://{host}\r\n".encode()) == \
+            b"HTTP/1.1 403 Forbidden", host
+    for origin in (url, f"http://localhost:{port}", f"http://[::1]:{port}"):
+        assert handshake(url, code, f"Host: evil.example\r\nOrigin: {origin}\r\n".encode()) == \
+            b"HTTP/1.1 101 Switching Protocols", origin
+    assert handshake(url, code, f"Host: x\r\nOrigin: http://localhost:{int(port) + 1}\r\n".encode()) == \
+        b"HTTP/1.1 403 Forbidden"
+
+
+def test_no_client_writes_an_error_line_and_every_frame_counts(limited) -> None:
+    """Text that is not UTF-8 (whole or in fragments) closes with 1007, a ping flood and a message in
+    100 fragments close with 4429 after the error message, a foreign Origin gets 403; the server's
+    log has no ERROR line and no traceback for any of them (uvicorn logged both)."""
+    url, log = limited
+    room = new_room(url)
+    target = ws_url(url, room["code"])
+
+    async def closed_with(send) -> tuple[int | None, list]:
+        async with ws_connect(target, origin=url) as ws:
+            await ws.send(FOLLOWER)
+            received = [json.loads(await ws.recv())["type"]]
+            with contextlib.suppress(ConnectionClosed):
+                await send(ws)
+                while True:
+                    received.append(json.loads(await asyncio.wait_for(ws.recv(), 30))["type"])
+            return ws.close_code, received
+
+    async def pings(ws) -> None:
+        for _ in range(100):
+            await ws.ping()
+
+    async def scenario() -> list:
+        return [await closed_with(lambda ws: ws.send(b"\xff\xfe", text=True)),
+                await closed_with(lambda ws: ws.send([b'{"type": "', b"\xc3"], text=True)),
+                await closed_with(pings),
+                await closed_with(lambda ws: ws.send(["x"] * 100))]
+
+    results = run(scenario())
+    assert [code for code, _ in results] == [1007, 1007, 4429, 4429], results
+    assert all(received[-1] == "error" for _, received in results[2:]), results  # the app's error, then 4429
+    assert handshake(url, room["code"], b"Host: x\r\nOrigin: https://evil.example\r\n") == b"HTTP/1.1 403 Forbidden"
+    text = until(lambda: (t := log.read_text()) and "WebSocket text that is not UTF-8" in t and t)
+    assert "ERROR" not in text and "Traceback" not in text, text[-3000:]

@@ -6,6 +6,10 @@ Every refusal sends ``{"type": "error", "message"}`` and closes the socket with 
 (below); the room and its other sockets are untouched. Sending to the socket is a task of its own
 that keeps only the latest state, so a slow client only ever misses states it would have
 overwritten anyway.
+
+Every frame a client sends costs a token of the socket's ``RateLimit``: each message here, and (with
+``attention-talk serve``) each ping, pong and message fragment in the WebSocket protocol
+(web/server.py), which hands its bucket to the app in the scope (``RATE_LIMIT_EXTENSION``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -27,6 +32,9 @@ TOO_BIG = 1009
 FORBIDDEN = 4403  # a follower's go or end, a wrong secret
 HELLO_TIMEOUT = 4408
 TOO_MANY = 4429
+TRY_LATER = 1013  # as UNAVAILABLE: the room is full on this server; clients retry with backoff
+TOO_MANY_MESSAGES = "too many messages: slow down"
+RATE_LIMIT_EXTENSION = "attention_talk.rate_limit"  # scope["extensions"][...]["limit"]: the protocol's bucket
 HELLO_SECONDS = 10.0
 SETTLE_SECONDS = 1.0
 
@@ -47,6 +55,22 @@ class RateLimit:
         self.tokens -= 1
         return True
 
+    def wait(self) -> float:
+        """Seconds until a token is there (0 when one is)."""
+        return max(0.0, (1 - self.tokens) / self.rate)
+
+
+class Seats(Protocol):
+    """Followers per room on this worker (rooms/capacity.py ``SocketCounts``)."""
+
+    def seat(self, code: str) -> bool:
+        """One more follower in ``code``; False when the room is full here."""
+
+    def unseat(self, code: str) -> None: ...
+
+    def room_full(self, code: str) -> str:
+        """Why a follower is refused."""
+
 
 class Refused(Exception):
     def __init__(self, code: int, message: str) -> None:
@@ -58,10 +82,12 @@ class Connection:
     """A subscriber of the hub (``deliver``, ``drop``) that speaks the protocol on one WebSocket."""
 
     def __init__(self, ws: WebSocket, hub: RoomHub, code: str, deck_steps: Callable[[str], list[int] | None],
-                 rate: float) -> None:
+                 rate: float, seats: Seats | None = None) -> None:
         self.ws, self.hub, self.deck_steps = ws, hub, deck_steps
         self.code = normalise_code(code)  # None: not a code, refused before any lookup
-        self.limit = RateLimit(rate, 2 * rate)
+        shared = ws.scope.get("extensions", {}).get(RATE_LIMIT_EXTENSION, {}).get("limit")
+        self.limit: RateLimit = shared or RateLimit(rate, 2 * rate)
+        self.seats = seats
         self.role = ""
         self.latest: str | None = None
         self.closing: tuple[int, str] | None = None
@@ -78,7 +104,7 @@ class Connection:
     async def run(self) -> None:
         await self.ws.accept()
         sender: asyncio.Task | None = None
-        joined = False
+        joined = seated = False
         try:
             try:
                 info = await self._find()
@@ -89,6 +115,7 @@ class Connection:
             if hello.role == "presenter" and not secret_matches(hello.secret, info.digest):
                 raise Refused(FORBIDDEN, "wrong secret: only the presenter may drive this room")
             self.role = hello.role
+            seated = self._take_seat()
             sender = asyncio.get_running_loop().create_task(self._send_loop())
             joined = await self._join(info)
             await self._receive_loop(info.deck)  # returns when the presenter ended the room
@@ -104,6 +131,17 @@ class Connection:
                 sender.cancel()
             if joined:
                 await self.hub.leave(self.code, self)
+            if seated and self.seats:
+                self.seats.unseat(self.code)
+
+    def _take_seat(self) -> bool:
+        """A follower takes one of the room's seats on this worker (a presenter needs none, so a full
+        room never locks its presenter out); Refused when there is none left."""
+        if self.role != "follower" or self.seats is None:
+            return False
+        if not self.seats.seat(self.code):
+            raise Refused(TRY_LATER, self.seats.room_full(self.code))
+        return True
 
     async def _settle(self) -> None:
         """Before refusing at once (unknown room, rooms unavailable), give the client a moment to send
@@ -137,7 +175,7 @@ class Connection:
         if message["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(message.get("code", 1000))
         if not self.limit.allow():
-            raise Refused(TOO_MANY, "too many messages: slow down")
+            raise Refused(TOO_MANY, TOO_MANY_MESSAGES)
         data = message.get("text") if message.get("text") is not None else message.get("bytes") or b""
         try:
             return parse(data)

@@ -6,18 +6,42 @@ Client → server: ``{"type": "hello", "role": "follower"}``,
 of it is closed with 4410).
 Server → client: ``{"type": "state", "deck", "slide", "step", "paused", "followers"}`` at once and
 on every change; ``{"type": "error", "message"}`` just before the server closes the socket.
+
+Strict both ways: a field takes its own JSON type only (``"paused": 0`` is not ``false``, ``"slide":
+"2"`` and ``true`` are not numbers), an object may not name a key twice (JSON parsers disagree on
+which value wins), and unknown keys are refused.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 MAX_MESSAGE_BYTES = 1024
-Paused = Literal[False, "black", "white"]
+PAUSED = (False, "black", "white")
+
+
+def same_type_as(allowed: tuple) -> BeforeValidator:
+    """A Literal compares with ``==``, so ``0`` and ``0.0`` pass for ``False`` (and ``1`` for
+    ``True``): refuse a value equal to an allowed one but of another JSON type."""
+
+    def check(value: Any) -> Any:
+        if any(value == a and type(value) is not type(a) for a in allowed):
+            raise ValueError(f"{orjson.dumps(value).decode()} is not {_listed(allowed)}")
+        return value
+
+    return BeforeValidator(check)
+
+
+def _listed(allowed: tuple) -> str:
+    return ", ".join(orjson.dumps(a).decode() for a in allowed)
+
+
+Paused = Annotated[Literal[False, "black", "white"], same_type_as(PAUSED)]
 
 
 class ClientMessage(BaseModel):
@@ -58,6 +82,7 @@ def parse(text: str | bytes) -> Hello | Go | End:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:
         raise BadMessage("not JSON: a message is one JSON object") from None
+    json.loads(text, object_pairs_hook=_refuse_duplicate_keys)  # valid JSON by now; only keys are checked
     try:
         return INCOMING.validate_python(data)
     except ValidationError as exc:
@@ -65,7 +90,16 @@ def parse(text: str | bytes) -> Hello | Go | End:
         tagged = first["loc"][:1] in (("hello",), ("go",), ("end",))  # the union's tag comes first: drop it
         loc = first["loc"][1:] if tagged else first["loc"]
         field = ".".join(str(p) for p in loc) or "message"
-        raise BadMessage(f"{field}: {first['msg']}") from None
+        raise BadMessage(f"{field}: {first['msg'].removeprefix('Value error, ')}") from None
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise BadMessage(f"{key[:40]}: given twice; a key may appear once")
+        seen.add(key)
+    return {}  # the values are orjson's; this parse only looks at the keys
 
 
 @dataclass(frozen=True, slots=True)

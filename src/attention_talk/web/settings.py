@@ -12,6 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from attention_talk.paths import data_dir
 
+_ORIGIN = re.compile(r"^https?://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$")
 _SOURCE = re.compile(r"^(?:'self'|'none'|https?:|(?:https?://)?(?:\*\.)?[A-Za-z0-9.-]+(?::(?:\d{1,5}|\*))?)$")
 
 
@@ -98,7 +99,9 @@ class Settings(BaseSettings):
         description="Seconds a client has to send a request's whole body; slower gets 408.")
     limit_concurrency: int = Field(
         default=1000, ge=1,
-        description="Open connections plus requests in progress per worker; beyond it uvicorn answers 503.")
+        description="HTTP requests in progress per worker (from a request's head to its response's end); beyond "
+                    "it 503 with Retry-After. Room sockets and connections that have sent no request do not "
+                    "count (they have bounds of their own).")
     frame_ancestors: str = Field(
         default="'self'",
         description="Who may embed the talk in an <iframe> (CSP frame-ancestors): 'self', 'none', or "
@@ -122,7 +125,8 @@ class Settings(BaseSettings):
                                 "WebSockets besides the server's own.")
     room_rate_limit: float = Field(
         default=10, gt=0, le=1000,
-        description="Messages a second one room socket may send (bursts of twice that); more closes it.")
+        description="Frames a second one room socket may send: messages, pings, pongs and fragments (bursts of "
+                    "twice that); more closes it (4429).")
     room_claim_timeout: float = Field(
         default=120, gt=0, le=86_400,
         description="Seconds a new live room waits for its presenter to join; a room nobody has claimed by "
@@ -131,7 +135,43 @@ class Settings(BaseSettings):
                                                            "in-process hub, in all with Redis; more gets 503.")
     public_url: str | None = Field(
         default=None, description="Base URL (https://talk.example.org) of the join and remote links and their QR "
-                                  "codes; unset: the URL the speaker view was opened with.")
+                                  "codes, and an origin allowed to open room sockets; unset: the address the "
+                                  "speaker view was opened with if it is one of this server's own (its address "
+                                  "and port as served, ATTENTION_TALK_ROOM_ORIGINS), else the address and port "
+                                  "the request came in on. Never a name from the Host header alone.")
+    # Room sockets' own bounds (rooms/capacity.py), apart from HTTP's (ATTENTION_TALK_LIMIT_CONCURRENCY).
+    max_sockets: int = Field(
+        default=4000, ge=1,
+        description="Room WebSockets one worker holds at once; more are refused at the handshake (503 with "
+                    "Retry-After).")
+    max_client_sockets: int = Field(
+        default=200, ge=1,
+        description="Room WebSockets one client address (an IPv6 /64) may hold on one worker; more are refused at "
+                    "the handshake (429 with Retry-After). An audience behind one NAT shares an address.")
+    max_room_followers: int = Field(
+        default=2000, ge=1,
+        description="Followers of one room on one worker; more are closed after their hello (1013, try again "
+                    "later). The presenter always gets in.")
+    room_starts_per_minute: float = Field(
+        default=10, gt=0, le=10_000,
+        description="Rooms one client address may start a minute (bursts of as many); more gets 429 with "
+                    "Retry-After.")
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is not None and not _ORIGIN.match("/".join(value.split("/", 3)[:3])):  # scheme://host:port
+            raise ValueError("give an http(s) URL such as https://talk.example.org (a path may follow)")
+        return value
+
+    @field_validator("room_origins")
+    @classmethod
+    def _room_origins(cls, value: str) -> str:
+        for origin in (o.strip() for o in value.split(",")):
+            if origin and not _ORIGIN.match(origin.rstrip("/")):
+                raise ValueError(f"{origin!r} is not an origin (scheme, host and port only, e.g. "
+                                 "https://talk.example.org or http://10.0.0.5:8000)")
+        return value
 
     @property
     def allowed_origins(self) -> set[str]:
