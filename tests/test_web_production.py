@@ -325,3 +325,95 @@ def test_the_weights_cache_is_bounded_in_bytes() -> None:
     assert playground.projections(512, 8, 64, seed) is w  # the latest is kept
     kept = sum(w.nbytes for w in playground._projections.values())  # the four matrices, drawn or not
     assert 0 < kept <= playground.PROJECTION_CACHE_BYTES
+
+
+# ---------------------------------------------------------------------------------------------
+# HTML pages: revalidated on every visit (no-cache, an ETag, 304), a Permissions-Policy
+
+
+def html_pages(client) -> list[str]:
+    """Every HTML page the server answers, a room's two pages included (a room made for the test)."""
+    code = client.post("/api/rooms", json={"deck": DECK}).json()["code"]
+    return ["/", f"/talk/{DECK}", f"/talk/{DECK}?embed=1", f"/talk/{DECK}/presenter", f"/talk/{DECK}/print",
+            f"/talk/{DECK}/print?notes=1", "/lab", "/docs", f"/join/{code}", f"/remote/{code}"]
+
+
+def test_every_html_route_is_among_the_pages_checked(app, client) -> None:
+    """A new HTML route must join html_pages: the routes that answer HTML, by their declared class."""
+    from fastapi.responses import HTMLResponse
+    from fastapi.routing import APIRoute
+
+    from shared_app import all_routes
+
+    declared = {path for path, route in all_routes(app)
+                if isinstance(route, APIRoute) and "GET" in route.methods and route.response_class is HTMLResponse}
+    checked = {re.sub(r"/[0-9A-Z]{9}$", "/*", url.split("?")[0].replace(DECK, "*")) for url in html_pages(client)}
+    assert {re.sub(r"\{[^}]+\}", "*", path) for path in declared} == checked
+
+
+@pytest.mark.parametrize("coding", ["identity", "br"])
+def test_html_pages_are_revalidated_with_an_etag_and_304(client, coding) -> None:
+    """A page reflects its deck's words: the browser must ask each time (no-cache), and an unchanged
+    page costs a body-less 304, with or without compression, for GET and HEAD."""
+    for url in html_pages(client):
+        status, headers, _ = raw(client, url, **{"accept-encoding": coding})
+        assert status == 200 and headers["content-type"].startswith("text/html"), url
+        assert headers["cache-control"] == "no-cache", url
+        etag = headers["etag"]
+        assert re.fullmatch(r'(W/)?"[0-9a-f]{32}"', etag) and etag.startswith("W/") == (coding != "identity"), url
+        for sent in (etag, etag.removeprefix("W/"), f'"other", {etag}', "*"):
+            again, again_headers, again_body = raw(client, url, **{"accept-encoding": coding, "if-none-match": sent})
+            assert again == 304 and again_body == b"", (url, sent)
+            assert again_headers["etag"].removeprefix("W/") == etag.removeprefix("W/")
+            assert again_headers["cache-control"] == "no-cache"
+        head = client.head(url, headers={"accept-encoding": coding, "if-none-match": etag})
+        assert head.status_code == 304, url
+        assert raw(client, url, **{"accept-encoding": coding, "if-none-match": '"other"'})[0] == 200
+
+
+def test_an_edited_deck_changes_its_pages_etag(tmp_path) -> None:
+    """The ETag is the page's bytes: a deck whose caption was edited (and the server restarted)
+    answers 200 with the new words to the old ETag."""
+    from pathlib import Path
+
+    from attention_talk.web.store import Store
+
+    source = (Path(__file__).parents[1] / "docs" / "example-deck.yaml").read_text()
+    url = "/talk/example-deck"
+    seen = []
+    for caption in ("One word, {focus}, and what it reads.", "One word, {focus}, and whom it reads."):
+        (tmp_path / "example-deck.yaml").write_text(source.replace("One word, {focus}, and what it reads.", caption))
+        client = TestClient(create_app(store=Store.load(tmp_path)))
+        held = {"if-none-match": seen[-1][0]} if seen else {}
+        r = client.get(url, headers={"accept-encoding": "identity", **held})
+        assert r.status_code == 200
+        seen.append((r.headers["etag"], caption.replace("{focus}", "dog") in r.text))
+    assert seen[0][0] != seen[1][0] and seen[0][1] and seen[1][1]
+
+
+def test_the_unavailable_page_is_not_kept(tmp_path) -> None:
+    """The 503 page (a deck waiting for a missing model) is HTML too: no-cache, and no ETag, so no
+    browser answers itself with a 304 once the model is installed."""
+    app = create_app(Settings(model_path=tmp_path / "missing.gguf", model_preload=False))
+    with TestClient(app) as client:
+        r = client.get("/talk/real-heads", headers={"accept-encoding": "identity"})
+        assert r.status_code == 503 and r.headers["content-type"].startswith("text/html")
+        assert r.headers["cache-control"] == "no-cache" and "etag" not in r.headers
+        assert "permissions-policy" in r.headers
+
+
+def permissions(header: str) -> dict[str, str]:
+    return dict(item.strip().split("=", 1) for item in header.split(","))
+
+
+@pytest.mark.parametrize("frame_ancestors", ["'self'", "https://course.example.org"])
+def test_html_pages_deny_every_browser_feature_but_full_screen(store, frame_ancestors) -> None:
+    """F asks for full screen, in its own window or embedded (?embed=1, where the embedding page
+    grants it with allow="fullscreen" on top): this origin may; camera, microphone, geolocation
+    and the rest are refused to the page and to anything it would frame."""
+    client = TestClient(create_app(Settings(frame_ancestors=frame_ancestors), store=store))
+    for url in html_pages(client):
+        policy = permissions(client.get(url).headers["permissions-policy"])
+        assert policy.pop("fullscreen") == "(self)", url
+        assert {"camera", "microphone", "geolocation", "payment", "usb", "clipboard-read"} <= set(policy), url
+        assert set(policy.values()) == {"()"}, url

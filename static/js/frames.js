@@ -4,6 +4,7 @@
 // per slide, when a derivation panel needs them (derivations). A slide's frames are handed out only
 // once the views of their widget kinds are loaded (views/widget-views.js), so whoever draws a frame
 // it gets (peek, load) draws it at once.
+import { fetchJson } from "./lib/fetch-json.js";
 import { framesUrl } from "./lib/site.js";
 import { loadWidgetViews } from "./views/widget-views.js";
 
@@ -20,11 +21,8 @@ export class FrameStore {
   }
   load(slideId) {
     if (!this.pending.has(slideId)) {
-      const p = fetch(this.url(slideId), { headers: { Accept: "application/json" } })
-        .then((r) => {
-          if (!r.ok) throw new Error(`frames for ${slideId}: HTTP ${r.status}`);
-          return r.json();
-        })
+      const p = fetchJson(this.url(slideId), { headers: { Accept: "application/json" } })
+        .catch((err) => { throw new Error(`frames for ${slideId}: ${err.message}`); })
         .then((data) => loadWidgetViews(data.frames).then(() => data.frames))
         .then((frames) => { this.loaded.set(slideId, frames); return frames; })
         .catch((err) => { this.pending.delete(slideId); throw err; });
@@ -47,11 +45,8 @@ export class FrameStore {
   /** Every derivation's parts of one slide, by step (0-based), tensor and cell; fetched once. */
   derivations(slideId) {
     if (!this.parts.has(slideId)) {
-      const p = fetch(framesUrl(this.deckId, slideId, "derivations"), { headers: { Accept: "application/json" } })
-        .then((r) => {
-          if (!r.ok) throw new Error(`derivations for ${slideId}: HTTP ${r.status}`);
-          return r.json();
-        })
+      const p = fetchJson(framesUrl(this.deckId, slideId, "derivations"), { headers: { Accept: "application/json" } })
+        .catch((err) => { throw new Error(`derivations for ${slideId}: ${err.message}`); })
         .then((data) => data.steps)
         .catch((err) => { this.parts.delete(slideId); throw err; });
       this.parts.set(slideId, p);

@@ -186,3 +186,35 @@ def test_an_allowed_origin_embeds_and_drives_a_step_and_another_is_refused(page,
             page.wait_for_timeout(1500)
             assert page.frame_locator("#talk").locator("#player").count() == 0  # the browser refused it
             assert page.evaluate("window.received") == []
+
+
+def test_the_exported_speaker_view_says_live_rooms_need_the_server(browser, site_url) -> None:
+    """A static export has no API: "Start live room" (and R) says the room needs the server and
+    links the page that explains it, never "Unexpected token '<'" from a host's HTML 404 or 501; Q on
+    the talk page says the same. Nothing is even asked of the host's /api/."""
+    ctx, speaker, problems = watched(browser, urlparse(site_url).netloc)
+    asked: list[str] = []
+    speaker.on("request", lambda r: asked.append(r.url) if "/api/rooms" in r.url else None)
+    speaker.goto(f"{site_url}/talk/{DECKS[0]}/presenter/")
+    speaker.wait_for_selector("#presenter.ready", state="attached")
+    for press in (lambda: speaker.locator("#room-start").click(), lambda: speaker.keyboard.press("r")):
+        speaker.evaluate("document.querySelector('#room-status').textContent = ''")
+        press()
+        speaker.wait_for_function("document.querySelector('#room-status').textContent !== ''")
+        status = speaker.locator("#room-status").inner_text()
+        assert "needs the server" in status and "static export" in status, status
+        assert "Unexpected token" not in status and "JSON" not in status
+    help_link = speaker.locator("#room-status a")
+    assert help_link.inner_text() == "What needs the server"
+    href = help_link.evaluate("a => a.href")
+    assert href == f"{site_url}/needs-server.html"
+    assert "This part needs the server" in speaker.request.get(href).text()
+
+    talk = ctx.new_page()
+    talk.goto(f"{site_url}/talk/{DECKS[0]}/")
+    talk.wait_for_selector("#player.ready", state="attached")
+    talk.keyboard.press("q")
+    talk.wait_for_selector("#room-qr:not([hidden])")
+    assert talk.locator(".room-qr-link").inner_text() == "Live rooms need the server."
+    assert asked == [] and problems == []
+    ctx.close()

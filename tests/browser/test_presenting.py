@@ -396,6 +396,49 @@ def test_speaker_view_keys_move_the_talk(page, demo_url, watch) -> None:
     watch.assert_clean()
 
 
+def start_room(speaker) -> str:
+    """R in the speaker view, until the room is live; its code."""
+    speaker.keyboard.press("r")
+    speaker.wait_for_selector('.room-bar[data-room="live"]')
+    return speaker.evaluate(f"JSON.parse(sessionStorage.getItem('attention-talk-room:{DEMO}')).code")
+
+
+def test_qr_on_screen_without_a_talk_window_says_so_and_opens_one(page, demo_url, watch) -> None:
+    """"QR on screen" asks the talk window to show the join QR code. With none open, the speaker view
+    says so (instead of doing nothing), and its button opens the talk window showing the code."""
+    speaker = open_speaker(page, demo_url)
+    code = start_room(speaker)
+    speaker.locator("#room-qr-show").click()
+    speaker.wait_for_selector('.room-bar[data-qr="no-talk-window"]')
+    note = speaker.locator("#room-qr-note")
+    assert note.is_visible() and note.inner_text().startswith("No talk window is open to show the QR code.")
+    with page.context.expect_page() as opened:
+        speaker.locator("#room-qr-open").click()
+    talk = opened.value
+    talk.wait_for_selector("#room-qr:not([hidden])")
+    assert talk.url.startswith(f"{demo_url}/talk/{DEMO}")
+    assert talk.locator(".room-qr-code").get_attribute("src") == f"/join/{code}/qr.svg"
+    assert talk.locator(".room-qr-link").inner_text() == f"{demo_url}/join/{code}"
+    speaker.wait_for_selector('.room-bar[data-qr="shown"]')
+    assert note.is_hidden()
+    watch.assert_clean()
+
+
+def test_qr_on_screen_shows_it_in_the_open_talk_window(page, demo_url, watch) -> None:
+    audience = open_talk(page, demo_url)
+    speaker = open_speaker(page.context.new_page(), demo_url)
+    code = start_room(speaker)
+    speaker.keyboard.press("q")
+    audience.wait_for_selector("#room-qr:not([hidden])")
+    assert audience.locator(".room-qr-code").get_attribute("src") == f"/join/{code}/qr.svg"
+    speaker.wait_for_selector('.room-bar[data-qr="shown"]')
+    speaker.locator("#room-qr-show").click()  # again: hidden, and the speaker view knows
+    audience.wait_for_selector("#room-qr", state="hidden")
+    speaker.wait_for_selector('.room-bar[data-qr="hidden"]')
+    assert speaker.locator("#room-qr-note").is_hidden()
+    watch.assert_clean()
+
+
 # ---------------------------------------------------------------------------------------------
 # print view
 

@@ -289,3 +289,51 @@ def test_text_size_keys_and_buttons_enlarge_the_caption(page, server_url, watch)
     assert page.evaluate(CAPTION_PX) == 32
     assert not page.evaluate("document.documentElement.classList.contains('reading')")
     watch.assert_clean()
+
+
+# Points over an open panel (a grid of 7 × 9, inside its border) that something else covers: the
+# element drawn on top there is not the panel or inside it.
+COVERED = """(sel) => {
+  const panel = document.querySelector(sel), r = panel.getBoundingClientRect(), bad = [];
+  for (let i = 1; i < 8; i++) for (let j = 1; j < 10; j++) {
+    const x = r.left + r.width * i / 8, y = r.top + r.height * j / 10;
+    const top = document.elementFromPoint(x, y);
+    if (top && !panel.contains(top)) bad.push([Math.round(x), Math.round(y), top.className.baseVal ?? top.className]);
+  }
+  return bad;
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_onscreen_controls_never_cover_an_open_panel(browser, server_url, size) -> None:
+    """A click on a cell opens its derivation panel and wakes the on-screen controls (the mouse
+    moved); wherever the panel opens, they stand beside it or out of sight, never over its lines
+    (the Σ of a softmax weight was under A− and A+). The help overlay, likewise."""
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce")
+    page = ctx.new_page()
+    page.add_init_script(TRACK_DRAWN)
+    checked = set()
+    for deck, hash_ in ((DECK, "#/12/2"), (DECK, "#/9/3"), (WALK, "#/6/4")):
+        _open(page, server_url, deck, hash_)
+        cells = page.locator(".slide.active .cell.derivable")
+        count = cells.count()
+        assert count > 0, hash_
+        for i in range(0, count, max(1, count // 10)):
+            box = cells.nth(i).bounding_box()
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.wait_for_selector(".derivation-panel:not([hidden])")
+            page.mouse.move(box["x"] + 3, box["y"] + 3)
+            awake = page.evaluate("!document.querySelector('.onscreen').classList.contains('idle')")
+            assert awake, (hash_, i)  # shown, or out of sight only where no spot is free
+            spot = page.evaluate("document.querySelector('.onscreen').dataset.spot")
+            assert page.evaluate(COVERED, ".derivation-panel:not([hidden])") == [], (deck, hash_, i, spot)
+            checked.add(spot)
+            page.keyboard.press("Escape")  # closes the panel; a key also puts the controls to sleep
+            page.wait_for_selector(".derivation-panel", state="hidden")
+    assert {"center", "left"} <= checked or {"center", "right"} <= checked  # they did have to move
+    page.keyboard.press("?")
+    page.wait_for_selector("#help:not([hidden])")
+    page.mouse.move(size[0] / 2, size[1] - 150)
+    page.mouse.move(size[0] / 2 + 5, size[1] - 145)
+    assert page.evaluate(COVERED, "#help") == []
+    ctx.close()

@@ -81,6 +81,10 @@ DRAWN = """async ([slide, step]) => {
 }"""
 
 
+# static/js/controllers/first-hint.js: its localStorage key, marked as seen
+SEEN_HINT = "try { localStorage.setItem('attention-talk-hinted', '1'); } catch (e) {}"
+
+
 def export_png(app: ASGIApp, deck: str, out: Path, size: tuple[int, int],
                tick: Callable[[str], None] = lambda _: None) -> Summary:
     start = time.perf_counter()
@@ -89,6 +93,7 @@ def export_png(app: ASGIApp, deck: str, out: Path, size: tuple[int, int],
     with serving(app) as base, chromium() as browser:
         ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce",
                                   device_scale_factor=1)
+        ctx.add_init_script(SEEN_HINT)  # a fresh browser is a first visit: no "→ to advance" line on the images
         page = ctx.new_page()
         page.goto(f"{base}/talk/{quote(deck)}")
         page.wait_for_selector("#player.ready", state="attached")

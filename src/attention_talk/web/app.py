@@ -13,6 +13,7 @@ from attention_talk.web.compression import Compress
 from attention_talk.web.errors import http_error_handler, validation_error_handler
 from attention_talk.web.head import HeadAsGet
 from attention_talk.web.limits import BodyLimit, Gate, HeaderLimit
+from attention_talk.web.page_cache import PageValidators
 from attention_talk.web.redirects import RelativeRedirects
 from attention_talk.web.routes import api, health, lab, pages, rooms
 from attention_talk.web.routes.model import router as model_router
@@ -40,7 +41,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(pages.DeckPageUnavailable, pages.deck_page_unavailable)
     # Outermost last: security headers on everything, the header limit, HEAD as GET, redirects,
-    # compression, the body limit.
+    # compression, the body limit, the pages' ETags (of their uncompressed bytes).
+    app.add_middleware(PageValidators)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
     app.add_middleware(Compress)
     app.add_middleware(RelativeRedirects)

@@ -24,6 +24,19 @@ _POLICY = [
 ]
 CSP = csp()
 
+# The browser features a page may use. The talk asks for one, full screen (F; in an <iframe> only
+# where the embedding page also grants it with allow="fullscreen"), so it is this origin's alone;
+# everything else a page could ask for is refused outright, for this page and anything it frames.
+# Only names Chromium knows: an unknown one is a console warning on every page.
+ALLOWED_FEATURES = {"fullscreen": "(self)"}
+DENIED_FEATURES = ("accelerometer", "autoplay", "camera", "clipboard-read", "clipboard-write",
+                   "display-capture", "encrypted-media", "geolocation", "gyroscope", "hid", "idle-detection",
+                   "magnetometer", "microphone", "midi", "payment", "picture-in-picture",
+                   "publickey-credentials-get", "screen-wake-lock", "serial", "usb",
+                   "xr-spatial-tracking")
+PERMISSIONS_POLICY = ", ".join([*(f"{name}={allow}" for name, allow in ALLOWED_FEATURES.items()),
+                                *(f"{name}=()" for name in DENIED_FEATURES)])
+
 
 def headers(frame_ancestors: str = "'self'") -> list[tuple[bytes, bytes]]:
     """Every security header; X-Frame-Options (for browsers without CSP 2) only when it can say the
@@ -31,7 +44,8 @@ def headers(frame_ancestors: str = "'self'") -> list[tuple[bytes, bytes]]:
     out = [(b"content-security-policy", csp(frame_ancestors).encode()),
            (b"x-content-type-options", b"nosniff"),
            (b"referrer-policy", b"no-referrer"),
-           (b"cross-origin-opener-policy", b"same-origin")]
+           (b"cross-origin-opener-policy", b"same-origin"),
+           (b"permissions-policy", PERMISSIONS_POLICY.encode())]
     legacy = {"'self'": b"SAMEORIGIN", "'none'": b"DENY"}.get(frame_ancestors)
     return [*out, (b"x-frame-options", legacy)] if legacy else out
 

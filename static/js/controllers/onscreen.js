@@ -1,12 +1,18 @@
 // On-screen controls for a mouse or a finger: previous and next step, smaller and larger text, and
 // while reading on a phone the "1 of 3" button that shows the step's next part. Presenting with a
 // clicker or the keyboard they stay out of sight: they appear when the mouse moves or a finger
-// touches the screen, and fade after a few idle seconds (or at once on a key press). While reading
-// (html.reading) they are a bar of their own under the drawing and stay (reading.css).
+// touches the screen, and fade after a few idle seconds (or at once on a key press). They never cover
+// an open panel: beside it, or out of sight (place). While reading (html.reading) they are a bar of
+// their own under the drawing and stay (reading.css).
 import { TEXT_SIZES } from "../lib/stage-size.js";
 import { Controller } from "./controller.js";
 
 const IDLE_MS = 3000;
+// An open panel or overlay (the derivation panel, the help, the overview, the room's QR code): the
+// controls never cover one. The derivation panel lives inside the scaled stage, whose own stacking
+// context sits under the controls, so no z-index can lift it over them: they move aside instead.
+const OPEN_PANELS = '[role="dialog"]:not([hidden])';
+const SPOTS = ["center", "left", "right"]; // in this order of preference; none free: out of sight
 const GAP = 8; // px between the controls and the caption bar they stay above
 const KEPT_KEYS = new Set(["Tab", "Enter", " "]); // keys that use the controls rather than present
 
@@ -48,6 +54,7 @@ export class OnscreenController extends Controller {
     this.timer = 0;
     this.last = null; // the mouse's last position: Chrome sends moves when only the page changed
     this.handlers = this.makeHandlers();
+    this.panels = new MutationObserver(() => { if (!this.el.classList.contains("idle")) this.place(); });
   }
 
   makeHandlers() {
@@ -77,6 +84,8 @@ export class OnscreenController extends Controller {
     window.addEventListener("keydown", this.handlers.key, true);
     this.root.addEventListener("readingpart", this.handlers.part);
     this.root.addEventListener("stagefit", this.handlers.fit);
+    // a panel opened or closed (or made) while the controls are shown: they move out of its way
+    this.panels.observe(this.root, { subtree: true, childList: true, attributes: true, attributeFilter: ["hidden"] });
     return this;
   }
 
@@ -87,6 +96,7 @@ export class OnscreenController extends Controller {
     window.removeEventListener("keydown", this.handlers.key, true);
     this.root.removeEventListener("readingpart", this.handlers.part);
     this.root.removeEventListener("stagefit", this.handlers.fit);
+    this.panels.disconnect();
     this.el.remove();
   }
 
@@ -115,8 +125,25 @@ export class OnscreenController extends Controller {
       this.root.style.setProperty("--onscreen-bottom", `${Math.max(GAP, window.innerHeight - top + GAP)}px`);
     }
     this.el.classList.remove("idle");
+    this.place();
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.sleepUnlessUsed(), IDLE_MS);
+  }
+
+  /** Centred above the caption bar, or to its left or right where an open panel would be under
+   * them there; out of sight when every spot would cover one. While reading they are a bar of their
+   * own, under the panel (reading.css). */
+  place() {
+    if (document.documentElement.classList.contains("reading")) { delete this.el.dataset.spot; return; }
+    const open = [...document.querySelectorAll(OPEN_PANELS)].map((p) => p.getBoundingClientRect())
+      .filter((r) => r.width > 0 && r.height > 0);
+    const { top, height } = this.el.getBoundingClientRect();
+    const width = this.el.offsetWidth;
+    const lefts = { center: (window.innerWidth - width) / 2, left: 2 * GAP, right: window.innerWidth - width - 2 * GAP };
+    const covers = (left, r) => left < r.right && r.left < left + width && top < r.bottom && r.top < top + height;
+    const spot = SPOTS.find((s) => !open.some((r) => covers(lefts[s], r))) ?? "none";
+    this.el.dataset.spot = spot;
+    if (spot === "none" && this.el.contains(document.activeElement)) document.activeElement.blur();
   }
 
   sleepUnlessUsed() {

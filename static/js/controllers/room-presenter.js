@@ -6,10 +6,12 @@
 // for everyone ({"type": "end"}: the server closes every socket of it with 4410): a first click arms
 // the button for a few seconds, a second ends the room; nothing modal, so the keys keep working.
 import { element } from "../lib/element.js";
+import { fetchJson } from "../lib/fetch-json.js";
 import { openRoomChannel } from "../lib/room-link.js";
 import { RoomSocket } from "../lib/room-socket.js";
 import { Controller } from "./controller.js";
 import { RoomDriver } from "./room-driver.js";
+import { QrRequest } from "./room-qr-request.js";
 
 const STATUS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…",
   ended: "room ended", refused: "room refused this window" };
@@ -25,7 +27,8 @@ export class RoomPresenterController extends Controller {
     this.ui = this.build(root);
     this.endButton = this.buildEnd(this.ui.bar);
     player.register("room", () => this.start());
-    player.register("qr", () => this.channel?.postMessage({ type: "qr" }));
+    this.qrRequest = new QrRequest(this.channel, this.deck, this.ui.bar, () => this.announce());
+    player.register("qr", () => this.qrRequest.ask());
     this._onMessage = (e) => { if (e.data?.type === "ask") this.announce(); };
     this._onClose = () => this.toggleRemote(false); // Esc
   }
@@ -72,7 +75,7 @@ export class RoomPresenterController extends Controller {
     this.player.removeEventListener("close", this._onClose);
   }
 
-  destroy() { this.unbind(); this.stopRoom(); this.channel?.close(); }
+  destroy() { this.unbind(); this.stopRoom(); this.qrRequest.destroy(); this.channel?.close(); }
 
   resume() {
     let saved = null;
@@ -85,16 +88,23 @@ export class RoomPresenterController extends Controller {
     if (this.room && this.socket?.status !== "ended") return;
     this.ui.start.disabled = true;
     try {
-      const res = await fetch("/api/rooms", { method: "POST", headers: { "content-type": "application/json" },
-        body: JSON.stringify({ deck: this.deck }) });
-      const body = await res.json();
-      if (!res.ok) throw new Error(body.message || res.statusText);
+      const body = await fetchJson("/api/rooms", { method: "POST", headers: { "content-type": "application/json" },
+        body: JSON.stringify({ deck: this.deck }) }, { feature: "A live room" });
       try { sessionStorage.setItem(this.key, JSON.stringify(body)); } catch { /* storage off: this window only */ }
       this.open(body);
     } catch (err) {
-      this.ui.status.textContent = `could not start a room: ${err.message}`;
+      this.showFailure(err);
     } finally {
       this.ui.start.disabled = false;
+    }
+  }
+
+  /** Why no room could start, in the bar; in a static export, a link to the page that explains. */
+  showFailure(err) {
+    this.ui.status.textContent = err.needsServer ? err.message : `could not start a room: ${err.message}`;
+    if (err.help) {
+      const why = element("a", { className: "room-help", text: "What needs the server", attrs: { href: err.help } });
+      this.ui.status.append(" · ", why);
     }
   }
 
@@ -134,7 +144,7 @@ export class RoomPresenterController extends Controller {
     if (panel.hidden || !this.room || this.ui.img.dataset.code === this.room.code) return;
     const res = await fetch(`/api/rooms/${this.room.code}/remote-qr`, { method: "POST",
       headers: { "content-type": "application/json" }, body: JSON.stringify({ secret: this.room.presenter_secret }) });
-    if (!res.ok) return;
+    if (!res.ok || !(res.headers.get("content-type") || "").startsWith("image/svg+xml")) return;
     this.ui.img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(await res.text())}`;
     this.ui.img.dataset.code = this.room.code;
     this.ui.link.href = this.room.remote_url;

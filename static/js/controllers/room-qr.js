@@ -3,6 +3,7 @@
 // for those who type. Esc, Q or a click hides it. The speaker view says which room is open.
 import { element } from "../lib/element.js";
 import { checkRoomMessage, openRoomChannel } from "../lib/room-link.js";
+import { staticSite } from "../lib/site.js";
 import { Controller } from "./controller.js";
 
 export class RoomQrController extends Controller {
@@ -48,7 +49,10 @@ export class RoomQrController extends Controller {
 
   receive(data) {
     const msg = checkRoomMessage(data);
-    if (msg?.type === "qr") this.toggle();
+    if (msg?.type === "qr") {
+      this.toggle();
+      this.channel?.postMessage({ type: "qr-shown", shown: !this.overlay.hidden }); // the speaker view waits for it
+    }
     if (msg?.type === "room") { this.room = msg; this.render(); }
   }
 
@@ -58,8 +62,9 @@ export class RoomQrController extends Controller {
     const words = this.overlay.querySelector(".room-qr-words");
     img.hidden = !this.room;
     if (!this.room) {
-      link.textContent = "No live room yet.";
-      words.textContent = "Start one in the speaker view: press S, then R.";
+      link.textContent = staticSite ? "Live rooms need the server." : "No live room yet.";
+      words.textContent = staticSite ? "This copy of the talk is a static export: it plays, but holds no rooms."
+        : "Start one in the speaker view: press S, then R.";
       return;
     }
     img.src = `/join/${this.room.code}/qr.svg`;

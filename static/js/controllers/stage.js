@@ -110,12 +110,27 @@ export class StageController extends Controller {
       if (now.slide === state.slide && now.step === state.step) {
         this.apply(section, this.frames.peek(slide.id, state.step));
       }
-    }).catch((err) => console.warn(err.message));
+    }).catch((err) => this.showFailure(err));
+  }
+
+  /** A step whose frame could not be fetched keeps its words and says why its figure is missing
+   * (lib/fetch-json.js names the status and what came back), until a frame is drawn. */
+  showFailure(err) {
+    console.warn(err.message);
+    if (!this.failure) {
+      this.failure = document.createElement("p");
+      this.failure.className = "frame-failure";
+      this.failure.setAttribute("role", "status");
+      this.stage.append(this.failure);
+    }
+    this.failure.hidden = false;
+    this.failure.textContent = `This step's figure could not be loaded: ${err.message}`;
   }
 
   /** Everything a step's frame decides, in one place; then "framedrawn" on the root, for whoever
    * measures it (benchmarks/keypaint.py). */
   apply(section, frame) {
+    if (this.failure) this.failure.hidden = true;
     drawFrame(section, frame);
     this.showWords(frame);
     this.shown = [section, frame];

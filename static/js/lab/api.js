@@ -3,14 +3,14 @@
 // source is cheap, so a newer request aborts the one in flight (AbortController); the real model
 // runs one text at a time on the server and cannot be stopped there, so at most one of its requests
 // is in flight and only the newest waiting one follows it (typing fast never queues stale runs).
+import { readJson } from "../lib/fetch-json.js";
 
-/** POST `body` as JSON; resolves to {ok, status, body}. Rejects only when aborted or offline. */
+/** POST `body` as JSON; resolves to {ok, status, body} (lib/fetch-json.js: an answer that is not JSON,
+ * an HTML error page, is not ok and its body's message says so). Rejects only when aborted or offline. */
 export async function postJson(url, body, signal) {
   const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body), signal });
-  let data = null;
-  try { data = await res.json(); } catch (e) { data = { message: `${res.status} ${res.statusText}` }; }
-  return { ok: res.ok, status: res.status, body: data };
+  return readJson(res);
 }
 
 /** POST /api/attention writes its tensors' numbers as integers in units of 10^-digits
@@ -28,10 +28,7 @@ export function decodeNumbers(body) {
 }
 
 export async function getJson(url) {
-  const res = await fetch(url);
-  let data = null;
-  try { data = await res.json(); } catch (e) { data = { message: `${res.status} ${res.statusText}` }; }
-  return { ok: res.ok, status: res.status, body: data };
+  return readJson(await fetch(url));
 }
 
 export class Latest {

@@ -19,3 +19,20 @@ export function talkUrl(deckId, page = "") {
   const path = `talk/${encodeURIComponent(deckId)}${page ? `/${page}` : ""}`;
   return staticSite ? `${root}${path}/` : `/${path}`;
 }
+
+/** The page of the export that says what needs the server (the lab, live rooms, the API). */
+export function needsServerUrl() {
+  return `${root ?? "/"}needs-server.html`;
+}
+
+/** A same-site path ("/", "/talk/…", "/lab?…") as this copy of the talk can open it: unchanged
+ * when served; in a static export the talk's own pages as files, anything else the needs-server
+ * page (the export's site.py rewrites the pages' links the same way). */
+export function sitePath(href) {
+  if (!staticSite || !href.startsWith("/")) return href;
+  const [path, fragment = ""] = href.split("#");
+  const tail = fragment ? `#${fragment}` : "";
+  if (path === "/" || path === "") return `${root}index.html${tail}`;
+  const talk = /^\/talk\/([^/?#]+)(?:\/(presenter|print))?\/?$/.exec(path);
+  return talk ? `${talkUrl(decodeURIComponent(talk[1]), talk[2] ?? "")}${tail}` : needsServerUrl();
+}

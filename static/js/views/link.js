@@ -1,5 +1,6 @@
 // "link": a heading and one link to another page of this site (e.g. the lab with the deck's sentence
 // preloaded), with a line of detail under it. The href is a same-site path checked by the frame model.
+import { sitePath } from "../lib/site.js";
 import { registerWidget } from "./widgets.js";
 
 function render(root, widget) {
@@ -12,7 +13,7 @@ function render(root, widget) {
   head.textContent = title;
   const a = document.createElement("a");
   a.className = "link-anchor";
-  a.href = href;
+  a.href = sitePath(href); // in a static export: the page's file, or the page saying it needs the server
   a.textContent = text;
   box.append(head, a);
   if (detail) {
