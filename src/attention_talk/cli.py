@@ -39,7 +39,7 @@ class OneLineErrors(TyperGroup):
              standalone_mode: bool = True, **extra: Any) -> Any:
         args = list(sys.argv[1:] if args is None else args)
         try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = super().main(args, PROG, complete_var, standalone_mode=False, **extra)  # one name in messages
         except Exception as exc:  # the one handler: every command, every error
             code = _report(exc, self._command(args))
         if not standalone_mode:
