@@ -24,8 +24,10 @@ from attention_talk.export.site import Summary
 from attention_talk.export.target import EXPORT_AGENT, Folder, check_file, protected_folders, write_file
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package; else Playwright's own browser
+# The user agent is the browser's own (a page's override does not reach the PDF): Chromium writes it
+# as the PDF's /Creator, which is how a later export recognises the file as its own (target.py).
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+        "--disable-component-update", "--disable-sync", f"--user-agent={EXPORT_AGENT}"]
 INSTALL = ("needs Chromium through Playwright: pip install 'attention-talk[export]', then "
            "python -m playwright install chromium (or apt-get install chromium)")
 
@@ -53,12 +55,12 @@ def chromium() -> Iterator[object]:
 def export_pdf(app: ASGIApp, deck: str, out: Path, notes: bool = False,
                tick: Callable[[str], None] = lambda _: None, *, force: bool = False) -> Summary:
     """The print view as one PDF at ``out``: a new file or an earlier PDF export (``target.check_file``;
-    ``force``: any regular file), written atomically. The browser's user agent marks the PDF as ours
-    (its /Creator)."""
+    ``force``: any regular file), written atomically. The browser's user agent (``ARGS``) marks the
+    PDF as ours (its /Creator)."""
     start = time.perf_counter()
     check_file(out, "pdf", force, protected_folders(app.state.store.folder))
     with serving(app) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1600, "height": 900}, user_agent=EXPORT_AGENT)
+        page = browser.new_page(viewport={"width": 1600, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{base}/talk/{quote(deck)}/print{'?notes=1' if notes else ''}")

@@ -45,7 +45,7 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _build_decks(store, deck: str | None, every: bool, warn: Callable[[str], None]) -> None:
+def _build_model_decks(store, deck: str | None, every: bool, warn: Callable[[str], None] = lambda _: None) -> None:
     """The app builds decks on first use: build the ones asked for now. A deck drawn from the real
     model (chapter 3) that cannot be built: an error when asked for by name; --all leaves it out and
     says so, one line per deck, as it does for a deck file that did not load."""
@@ -89,7 +89,7 @@ def run(settings, deck: str | None, fmt: Format, out: Path, every: bool, notes: 
     if deck is not None and deck not in store.decks and deck not in store.pending:
         raise ExportError(f"DECK {deck!r}: no such deck in {settings.decks_dir} "
                           f"(known: {', '.join(store.known()) or 'none'})")
-    _build_decks(store, deck, every, warn)
+    _build_model_decks(store, deck, every, warn)
     decks = sorted(store.decks) if every else [deck]
     if not decks:
         raise ExportError(f"no deck could be exported from {settings.decks_dir}")
