@@ -267,3 +267,28 @@ def test_validate_reports_every_step_whose_builder_fails(tmp_path, monkeypatch) 
     assert [line.split(" › field")[0].split(": ", 1)[1] for line in lines] == [
         "slide 3 (map) › step 1", "slide 3 (map) › step 2"]
     assert all("builder 'story.map' failed: ValueError: no map today" in line for line in lines)
+
+
+def test_serve_on_a_taken_port_is_one_line() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(cli, ["serve", "--port", str(port)])
+    assert result.exit_code == 2
+    assert result.output.strip().startswith(f"attention-talk serve: cannot listen on 127.0.0.1:{port}: ")
+
+
+def test_a_permission_error_while_exporting_is_one_line(tmp_path, monkeypatch) -> None:
+    from attention_talk.export import target
+
+    def denied(folder_fd, name, data):
+        raise PermissionError(13, "Permission denied", name)
+
+    monkeypatch.setattr(target, "replace_in", denied)
+    result = CliRunner().invoke(cli, ["export", "attention-walkthrough", "--out", str(tmp_path / "site")])
+    assert result.exit_code == 2
+    marker = tmp_path / "site" / ".attention-talk-export"
+    assert result.output.strip() == f"attention-talk export: {marker}: Permission denied"

@@ -121,9 +121,27 @@ def serve(
                        "(point it at a folder of deck YAML files)")
     from attention_talk.web.server import uvicorn_options
 
+    _refuse_a_taken_port(host or settings.host, port or settings.port)
     uvicorn.run("attention_talk.web.app:create_app", factory=True, host=host or settings.host,
                 port=port or settings.port, reload=reload,
                 workers=None if reload else (workers or settings.workers), **uvicorn_options(settings))
+
+
+def _refuse_a_taken_port(host: str, port: int) -> None:
+    """One line, before uvicorn logs its start-up and fails: the address cannot be listened on."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise CliError(f"{PROG} serve: cannot listen on {host}:{port}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise CliError(f"{PROG} serve: cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
 @app.command()

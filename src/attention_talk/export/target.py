@@ -172,6 +172,8 @@ class Folder:
             replace_in(fd, name, raw)
         except IsADirectoryError:
             raise ExportError(f"{self.root / rel} is a folder; the export needs to write a file there") from None
+        except OSError as exc:  # named by its whole path (the handler prints the file and the reason)
+            raise OSError(exc.errno, exc.strerror, str(self.root / rel)) from None
         finally:
             os.close(fd)
         self.files += 1
