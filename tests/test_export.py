@@ -216,6 +216,18 @@ def refused(args: list[str], *, env: dict | None = None) -> str:
 
 
 @pytest.fixture
+def no_work(monkeypatch) -> None:
+    """A refused export must stop before building anything: should a refusal ever regress, the test
+    fails here instead of writing where it must not (the talk's own folders)."""
+    from attention_talk.export import command
+
+    def went_ahead(settings):
+        raise AssertionError("the export went ahead")
+
+    monkeypatch.setattr(command, "_app", went_ahead)
+
+
+@pytest.fixture
 def victim(tmp_path) -> Path:
     """A file an export must never touch."""
     f = tmp_path / "victim.txt"
@@ -223,7 +235,7 @@ def victim(tmp_path) -> Path:
     return f
 
 
-def test_a_pdf_export_never_replaces_a_file_that_is_not_an_earlier_pdf_export(tmp_path, victim) -> None:
+def test_a_pdf_export_never_replaces_a_file_that_is_not_an_earlier_pdf_export(tmp_path, victim, no_work) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("mine")
     assert "exists and is not an earlier PDF export; --force replaces it" in refused(export_args("pdf", notes))
@@ -237,7 +249,7 @@ def test_a_pdf_export_never_replaces_a_file_that_is_not_an_earlier_pdf_export(tm
 
 @pytest.mark.parametrize("fmt", ["pdf", "site", "png"])
 @pytest.mark.parametrize("force", [False, True])
-def test_an_export_never_writes_through_a_symlink(tmp_path, victim, fmt, force) -> None:
+def test_an_export_never_writes_through_a_symlink(tmp_path, victim, fmt, force, no_work) -> None:
     folder = tmp_path / "elsewhere"
     folder.mkdir()
     to_file, to_folder, dangling = tmp_path / "to-file", tmp_path / "to-folder", tmp_path / "dangling"
@@ -252,7 +264,7 @@ def test_an_export_never_writes_through_a_symlink(tmp_path, victim, fmt, force) 
 
 
 @pytest.mark.parametrize("fmt", ["site", "png"])
-def test_a_folder_export_refuses_a_folder_that_holds_no_earlier_export(tmp_path, fmt) -> None:
+def test_a_folder_export_refuses_a_folder_that_holds_no_earlier_export(tmp_path, fmt, no_work) -> None:
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "thesis.tex").write_text("mine")
@@ -290,7 +302,7 @@ def _protected_outs(tmp_path: Path) -> list[tuple[Path, dict | None]]:
 
 
 @pytest.mark.parametrize("fmt", ["site", "png", "pdf"])
-def test_no_export_goes_into_the_decks_templates_or_static_folders(tmp_path, fmt) -> None:
+def test_no_export_goes_into_the_decks_templates_or_static_folders(tmp_path, fmt, no_work) -> None:
     before = sorted(p.name for p in (ROOT / "slides").iterdir())
     around = [] if fmt == "pdf" else [(ROOT, None)]  # a folder export there would write into static/
     for out, env in [*_protected_outs(tmp_path), *around]:
