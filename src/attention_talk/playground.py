@@ -282,7 +282,7 @@ def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int, digits: int 
     form = scaled if numbers == "scaled" else decimal
     stacks = {name: form(chain.tensor(name), digits) for name in TENSORS if name in wanted}
     heads_json = [
-        {"head": i + 1, **{name: json_value(stacks[name][i]) for name in PER_HEAD if name in wanted}}
+        {"head": i, **{name: json_value(stacks[name][i]) for name in PER_HEAD if name in wanted}}
         for i in range(heads)
     ]
     out = {

@@ -21,6 +21,7 @@ import pytest
 from live_server import live_server
 
 from attention_talk.export.site import export_site
+from attention_talk.export.target import EXPORT_AGENT
 from attention_talk.web import create_app
 from attention_talk.web.settings import Settings
 from attention_talk.web.store import Store
@@ -124,12 +125,16 @@ def test_pdf_has_one_16_9_page_per_step_with_text_and_fonts(tmp_path) -> None:
         box = page.mediabox
         assert float(box.width) / float(box.height) == pytest.approx(16 / 9, rel=2e-3)
     assert "Presenting demo" in reader.pages[0].extract_text()
+    assert reader.metadata["/Creator"] == EXPORT_AGENT  # how a later export knows the file is its own
     fonts = reader.pages[0]["/Resources"]["/Font"]
     assert fonts
     for ref in fonts.values():
         font = ref.get_object()
         desc = font.get("/FontDescriptor") or font["/DescendantFonts"][0].get_object()["/FontDescriptor"]
         assert any(k in desc.get_object() for k in ("/FontFile", "/FontFile2", "/FontFile3")), font["/BaseFont"]
+    again = export_cli("presenting-demo", "--format", "pdf", "--out", str(tmp_path / "talk.pdf"))
+    assert again.returncode == 0, again.stderr  # an earlier PDF export is replaced without --force
+    assert not [f for f in tmp_path.iterdir() if f.name != "talk.pdf"]  # no temporary file left
 
 
 def test_png_has_one_image_per_step_at_the_asked_size(tmp_path) -> None:
@@ -141,6 +146,12 @@ def test_png_has_one_image_per_step_at_the_asked_size(tmp_path) -> None:
     for f in files:
         head = f.read_bytes()[:24]
         assert head[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", head[16:24]) == (1024, 576)
+    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == sorted([".attention-talk-export",
+                                                                           *(f.name for f in files)])
+    again = export_cli("presenting-demo", "--format", "png", "--out", str(tmp_path / "png"), "--size", "1024x576")
+    assert again.returncode == 0, again.stderr  # an earlier PNG export is written over without --force
+    site = export_cli("presenting-demo", "--out", str(tmp_path / "png"))
+    assert site.returncode == 2 and "holds an earlier png export, not site" in site.stderr
 
 
 PARENT = """<!doctype html><html><head><title>parent</title></head><body>

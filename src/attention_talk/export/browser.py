@@ -21,10 +21,13 @@ from starlette.types import ASGIApp
 
 from attention_talk.export.local import ExportError, serving
 from attention_talk.export.site import Summary
+from attention_talk.export.target import EXPORT_AGENT, Folder, check_file, protected_folders, write_file
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package; else Playwright's own browser
+# The user agent is the browser's own (a page's override does not reach the PDF): Chromium writes it
+# as the PDF's /Creator, which is how a later export recognises the file as its own (target.py).
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+        "--disable-component-update", "--disable-sync", f"--user-agent={EXPORT_AGENT}"]
 INSTALL = ("needs Chromium through Playwright: pip install 'attention-talk[export]', then "
            "python -m playwright install chromium (or apt-get install chromium)")
 
@@ -50,8 +53,12 @@ def chromium() -> Iterator[object]:
 
 
 def export_pdf(app: ASGIApp, deck: str, out: Path, notes: bool = False,
-               tick: Callable[[str], None] = lambda _: None) -> Summary:
+               tick: Callable[[str], None] = lambda _: None, *, force: bool = False) -> Summary:
+    """The print view as one PDF at ``out``: a new file or an earlier PDF export (``target.check_file``;
+    ``force``: any regular file), written atomically. The browser's user agent (``ARGS``) marks the
+    PDF as ours (its /Creator)."""
     start = time.perf_counter()
+    check_file(out, "pdf", force, protected_folders(app.state.store.folder))
     with serving(app) as base, chromium() as browser:
         page = browser.new_page(viewport={"width": 1600, "height": 900})
         errors: list[str] = []
@@ -62,8 +69,8 @@ def export_pdf(app: ASGIApp, deck: str, out: Path, notes: bool = False,
             raise ExportError(f"the print view of {deck} failed: {errors[:1] or 'frames did not load'}")
         tick("print view drawn")
         pdf = page.pdf(prefer_css_page_size=True, print_background=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(pdf)
+    check_file(out, "pdf", force, protected_folders(app.state.store.folder))  # again: it may have changed since
+    write_file(out, pdf)
     tick("written")
     return Summary(out, 1, len(pdf), time.perf_counter() - start)
 
@@ -86,10 +93,20 @@ SEEN_HINT = "try { localStorage.setItem('attention-talk-hinted', '1'); } catch (
 
 
 def export_png(app: ASGIApp, deck: str, out: Path, size: tuple[int, int],
-               tick: Callable[[str], None] = lambda _: None) -> Summary:
+               tick: Callable[[str], None] = lambda _: None, *, force: bool = False) -> Summary:
+    """One PNG per step into ``out``: an empty or new folder, or an earlier PNG export
+    (``target.check_folder``; ``force``: any folder)."""
     start = time.perf_counter()
-    out.mkdir(parents=True, exist_ok=True)
-    files, total = 0, 0
+    folder = Folder.open(out, "png", force, protected_folders(app.state.store.folder))
+    try:
+        _screenshots(app, deck, folder, size, tick)
+    finally:
+        folder.close()
+    return Summary(out, folder.files, folder.bytes, time.perf_counter() - start)
+
+
+def _screenshots(app: ASGIApp, deck: str, folder: Folder, size: tuple[int, int],
+                 tick: Callable[[str], None]) -> None:
     with serving(app) as base, chromium() as browser:
         ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce",
                                   device_scale_factor=1)
@@ -101,9 +118,6 @@ def export_png(app: ASGIApp, deck: str, out: Path, size: tuple[int, int],
         for n, (slide_id, steps) in enumerate(slides, start=1):
             for step in range(1, steps + 1):
                 page.evaluate(DRAWN, [n, step])
-                target = out / f"{n:02d}-{slide_id}-{step:02d}.png"
-                page.screenshot(path=str(target))
-                files, total = files + 1, total + target.stat().st_size
+                folder.write(f"{n:02d}-{slide_id}-{step:02d}.png", page.screenshot())
                 tick(f"{slide_id} {step}/{steps}")
         ctx.close()
-    return Summary(out, files, total, time.perf_counter() - start)

@@ -19,8 +19,8 @@ Layout::
 from __future__ import annotations
 
 import html
+import os
 import re
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +30,8 @@ from urllib.parse import quote
 import orjson
 from starlette.types import ASGIApp
 
-from attention_talk.export.local import ExportError, get
+from attention_talk.export.local import get
+from attention_talk.export.target import Folder, protected_folders
 from attention_talk.paths import data_dir
 
 # page (under talk/<deck>/) → (the server's path after /talk/<deck>, its query)
@@ -99,28 +100,29 @@ and the API need attention-talk running: <code>pip install attention-talk</code>
 """
 
 
-class _Writer:
-    def __init__(self, out: Path) -> None:
-        self.out, self.files, self.bytes = out, 0, 0
-
-    def write(self, rel: str, data: bytes | str) -> None:
-        target = self.out / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        raw = data.encode() if isinstance(data, str) else data
-        target.write_bytes(raw)
-        self.files += 1
-        self.bytes += len(raw)
+def _static_files(static: Path):
+    """(path under static/, the file) for every file of the static folder."""
+    for folder, _, names in os.walk(static):
+        for name in sorted(names):
+            f = Path(folder) / name
+            yield f.relative_to(static).as_posix(), f
 
 
 def export_site(app: ASGIApp, out: Path, deck_ids: list[str],
-                tick: Callable[[str], None] = lambda _: None) -> Summary:
-    """Write the decks ``deck_ids`` (their manifests come from the app) as a static site into ``out``."""
+                tick: Callable[[str], None] = lambda _: None, *, force: bool = False) -> Summary:
+    """Write the decks ``deck_ids`` (their manifests come from the app) as a static site into ``out``:
+    an empty or new folder, or an earlier site export (``target.check_folder``; ``force``: any folder)."""
     start = time.perf_counter()
-    if out.exists() and any(out.iterdir()) and not (out / "index.html").exists():
-        raise ExportError(f"{out} is not empty and holds no earlier export; choose an empty folder")
-    out.mkdir(parents=True, exist_ok=True)
+    w = Folder.open(out, "site", force, protected_folders(app.state.store.folder))
+    try:
+        _write_site(app, w, deck_ids, tick)
+    finally:
+        w.close()
+    return Summary(out, w.files, w.bytes, time.perf_counter() - start)
+
+
+def _write_site(app: ASGIApp, w: Folder, deck_ids: list[str], tick: Callable[[str], None]) -> None:
     decks = set(deck_ids)
-    w = _Writer(out)
     w.write("index.html", relink(_only(get(app, "/").decode(), decks), 0, decks))
     w.write(NEEDS_SERVER, _needs_server())
     for deck in deck_ids:
@@ -133,10 +135,5 @@ def export_site(app: ASGIApp, out: Path, deck_ids: list[str],
                 body = get(app, f"/api/decks/{quote(deck)}/slides/{quote(slide['id'])}/{what}")
                 w.write(f"api/decks/{deck}/slides/{slide['id']}/{what}.json", body)
             tick(f"{deck}: {slide['id']}")
-    static = data_dir("static")
-    shutil.copytree(static, out / "static", dirs_exist_ok=True)
-    for f in (out / "static").rglob("*"):
-        if f.is_file():
-            w.files += 1
-            w.bytes += f.stat().st_size
-    return Summary(out, w.files, w.bytes, time.perf_counter() - start)
+    for rel, f in _static_files(data_dir("static")):
+        w.write(f"static/{rel}", f.read_bytes())

@@ -17,6 +17,7 @@ names ``BUILDERS`` and ``CHAPTERS`` (see ``attention_talk/lazy.py``).
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,13 +119,29 @@ def _check_builders(deck: Deck) -> list[str]:
 
 def load_deck(path: Path) -> Deck:
     """Read a deck file, check it against the chapters and fill its figures: ready to build.
-    Raises DeckError with one readable line per problem."""
-    deck = read_deck(path)
-    errors = _check_builders(deck) + _check_presets(deck)
-    if errors:
-        raise DeckError(path, errors)
+    Raises DeckError with one readable line per problem: every check runs once the structure is
+    sound (typed numbers, builders and params, presets, placeholders), so all come at once."""
+    try:
+        deck, errors = read_deck(path), []
+    except DeckError as exc:
+        if exc.deck is None:  # the structure itself: nothing further can be checked
+            raise
+        deck, errors = exc.deck, list(exc.errors)
+    errors += _check_builders(deck) + _check_presets(deck)
     sources = figure_sources(deck) + ([_kept_model_figures] if needs_model(deck) else [])
-    return prepare_deck(deck, path, sources)
+    try:
+        prepared = prepare_deck(deck, path, sources)
+    except DeckError as exc:
+        errors += exc.errors
+    if errors:
+        raise DeckError(path, sorted(errors, key=_position))
+    return prepared
+
+
+def _position(error: str) -> tuple[int, int]:
+    """Where in the file an error is ('slide 3 (map) › step 2 › …'): the deck's own fields first."""
+    m = re.match(r"slide (\d+)\b(?:.*? › step (\d+)\b)?", error)
+    return (int(m.group(1)), int(m.group(2) or 0)) if m else (0, 0)
 
 
 def load_decks(folder: Path) -> tuple[dict[str, Deck], list[DeckError]]:
@@ -166,16 +183,18 @@ def build_deck_frames(deck: Deck, model=None) -> dict[str, list[Frame]]:
         deck = prepare_model_deck(deck, model)
     ctx = BuildContext(deck, model=model)
     out: dict[str, list[Frame]] = {}
+    errors: list[str] = []
     for i, slide in enumerate(deck.slides):
         out[slide.id] = []
         for j, step in enumerate(slide.steps):
             try:
                 out[slide.id].append(build_frame(ctx, i, j))
-            except Exception as exc:  # a builder's failure becomes one readable line
+            except Exception as exc:  # a builder's failure becomes one readable line; the others still run
                 name = step.frame.builder if step.frame else "-"
                 chapter = {c.name: c for c in CHAPTERS}.get(BUILDERS[name].chapter) if name in BUILDERS else None
                 needs = f" (the {chapter.name} chapter's builders need {chapter.needs})" if chapter else ""
-                raise DeckError(Path(f"{deck.id}.yaml"), [
-                    f"slide {i + 1} ({slide.id}) › step {j + 1} › field frame: builder {name!r} "
-                    f"failed: {type(exc).__name__}: {exc}{needs}"]) from exc
+                errors.append(f"slide {i + 1} ({slide.id}) › step {j + 1} › field frame: builder {name!r} "
+                              f"failed: {type(exc).__name__}: {exc}{needs}")
+    if errors:
+        raise DeckError(Path(f"{deck.id}.yaml"), errors)
     return out

@@ -198,7 +198,8 @@ def _only(name: str, what: str) -> Any:
 class Head(BaseModel):
     """One head's tensors: only those the request's include names are present."""
 
-    head: int = Field(description="1-based head number.")
+    head: int = Field(description="The head, 0-based: its index in per_head, as `head` of "
+                                  "/api/attention/derivation and the lab's ?head=.")
     q: Matrix | None = _only("q", "Queries X·W_Q, (n, d_k).")
     k: Matrix | None = _only("k", "Keys X·W_K, (n, d_k).")
     v: Matrix | None = _only("v", "Values X·W_V, (n, d_k).")

@@ -6,29 +6,103 @@ import os
 import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from attention_talk.paths import data_dir
 
-_ORIGIN = re.compile(r"^https?://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$")
-_SOURCE = re.compile(r"^(?:'self'|'none'|https?:|(?:https?://)?(?:\*\.)?[A-Za-z0-9.-]+(?::(?:\d{1,5}|\*))?)$")
+# CSP frame-ancestors sources (CSP Level 3, ancestor-source-list), without the path part: a path
+# cannot be matched against a postMessage origin, and a quote or semicolon would break the header.
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST_SOURCE = re.compile(rf"^(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>(?:\*\.)?{_LABEL}(?:\.{_LABEL})*)"
+                          r"(?::(?P<port>[0-9]{1,5}|\*))?$", re.ASCII)
+_SCHEMES = ("http", "https")
+
+
+def _port_ok(port: str | None) -> bool:
+    return port in (None, "*") or 1 <= int(port) <= 65535
+
+
+def check_source(src: str) -> str:
+    """One frame-ancestors source: 'self', *, http: or https:, or [scheme://][*.]host[:port|:*]."""
+    if src in ("'self'", "'none'", "*") or src.lower() in ("http:", "https:"):
+        return src
+    if src.lower() in ("self", "none"):
+        raise ValueError(f"{src!r}: write '{src.lower()}' with its single quotes")
+    m = _HOST_SOURCE.match(src)
+    if m is not None and not _port_ok(m["port"]):
+        raise ValueError(f"{src!r}: the port must be a number from 1 to 65535, or *")
+    if m is None or (m["scheme"] or "http").lower() not in _SCHEMES:
+        raise ValueError(f"{src!r} is not a frame-ancestors source ('self', 'none', *, https:, or an origin "
+                         "such as https://example.org:8443 or https://*.example.org, without a path)")
+    return src
 
 
 def check_frame_ancestors(value: str) -> list[str]:
     """The frame-ancestors sources, each checked: a quote, a semicolon or a path would let the
-    setting break out of the Content-Security-Policy header."""
+    setting break out of the Content-Security-Policy header, and a typo would silently allow nobody."""
     sources = value.split()
     if not sources:
         raise ValueError("give at least one source, e.g. 'self'")
     for src in sources:
-        if not _SOURCE.match(src):
-            raise ValueError(f"{src!r} is not a frame-ancestors source ('self', 'none', https:, or an origin "
-                             "such as https://example.org:8443)")
+        check_source(src)
     if "'none'" in sources and len(sources) > 1:
         raise ValueError("'none' cannot be combined with other sources")
     return sources
+
+
+_REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+def check_redis_url(url: str) -> str:
+    """redis://[user:password@]host[:port][/db], rediss://… (TLS) or unix:///path/to/socket[?db=N]."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in _REDIS_SCHEMES:
+        given = f"{parts.scheme}://" if parts.scheme else "none"
+        raise ValueError(f"the scheme must be redis://, rediss:// or unix://, not {given}")
+    if scheme == "unix":
+        if not parts.path:
+            raise ValueError("unix:// needs the socket's path, e.g. unix:///run/redis/redis.sock")
+        return url
+    if not parts.hostname:
+        raise ValueError(f"{scheme}:// needs a host, e.g. {scheme}://localhost:6379/0")
+    _check_port(parts)
+    if parts.path not in ("", "/") and not re.fullmatch(r"/[0-9]{1,5}", parts.path):
+        raise ValueError(f"the path must be a database number such as /0, not {parts.path!r}")
+    return url
+
+
+def _check_port(parts) -> None:
+    try:
+        parts.port  # noqa: B018  urlsplit checks the port when it is read
+    except ValueError:
+        raise ValueError("the port must be a number from 1 to 65535") from None
+
+
+def check_origin(origin: str, what: str) -> str:
+    """An origin: http(s)://host[:port], nothing after it (a trailing / is allowed)."""
+    parts = urlsplit(origin.strip())
+    if parts.scheme.lower() not in _SCHEMES or not parts.hostname:
+        raise ValueError(f"{origin.strip()!r}: {what} must start with http:// or https:// and name a host")
+    _check_port(parts)
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"{origin.strip()!r}: {what} is an origin (scheme, host, port) without a path, query "
+                         "or user")
+    return origin
+
+
+def check_public_url(url: str) -> str:
+    """http(s)://host[:port][/path], without a query or fragment."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in _SCHEMES or not parts.hostname:
+        raise ValueError("give an http:// or https:// URL with a host, e.g. https://talk.example.org")
+    _check_port(parts)
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError("the base URL takes no query, fragment or user")
+    return url
 
 
 class SettingsError(ValueError):
@@ -42,7 +116,8 @@ class SettingsError(ValueError):
 class Settings(BaseSettings):
     """Settings from environment variables prefixed ``ATTENTION_TALK_`` (e.g. ATTENTION_TALK_PORT)."""
 
-    model_config = SettingsConfigDict(env_prefix="ATTENTION_TALK_", extra="ignore")
+    # allow_inf_nan: every number of seconds or messages is finite ("inf" is not a timeout)
+    model_config = SettingsConfigDict(env_prefix="ATTENTION_TALK_", extra="ignore", allow_inf_nan=False)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -51,10 +126,18 @@ class Settings(BaseSettings):
             return cls()
         except ValidationError as exc:
             raise SettingsError([
-                f"{cls.model_config['env_prefix']}{str(e['loc'][0]).upper()}={e.get('input')!r}: {e['msg']}"
-                for e in exc.errors()]) from None
+                f"{cls.model_config['env_prefix']}{str(e['loc'][0]).upper()}={e.get('input')!r}: "
+                + e["msg"].removeprefix("Value error, ") for e in exc.errors()]) from None
 
     host: str = Field(default="127.0.0.1", description="Interface to listen on.")
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9.:%_-]+", value, re.ASCII) or value.count(":") == 1:  # one ':' is a port
+            raise ValueError("give a host name or IP address (127.0.0.1, 0.0.0.0, ::), without a scheme or port")
+        return value
+
     port: int = Field(default=8000, ge=1, le=65535, description="TCP port to listen on.")
     decks_dir: Path = Field(default_factory=lambda: data_dir("slides"),
                             description="Folder of deck YAML files.")
@@ -157,21 +240,23 @@ class Settings(BaseSettings):
         description="Rooms one client address may start a minute (bursts of as many); more gets 429 with "
                     "Retry-After.")
 
-    @field_validator("public_url")
+    @field_validator("redis_url")
     @classmethod
-    def _public_url(cls, value: str | None) -> str | None:
-        if value is not None and not _ORIGIN.match("/".join(value.split("/", 3)[:3])):  # scheme://host:port
-            raise ValueError("give an http(s) URL such as https://talk.example.org (a path may follow)")
-        return value
+    def _redis_url(cls, value: str | None) -> str | None:
+        return check_redis_url(value) if value else None
 
     @field_validator("room_origins")
     @classmethod
     def _room_origins(cls, value: str) -> str:
-        for origin in (o.strip() for o in value.split(",")):
-            if origin and not _ORIGIN.match(origin.rstrip("/")):
-                raise ValueError(f"{origin!r} is not an origin (scheme, host and port only, e.g. "
-                                 "https://talk.example.org or http://10.0.0.5:8000)")
+        for origin in value.split(","):
+            if origin.strip():
+                check_origin(origin, "each room origin")
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        return check_public_url(value) if value else None
 
     @property
     def allowed_origins(self) -> set[str]:

@@ -49,7 +49,9 @@ async def deck_manifest(deck: DeckDep, store: StoreDep, request: Request, settin
 @router.get("/api/decks/{deck}/slides/{slide}/frames", tags=["decks"], responses=ok(SlideFrames))
 async def slide_frames(deck: DeckDep, slide: SlideId, store: StoreDep, request: Request,
                  settings: SettingsDep) -> Response:
-    """Every frame of one slide, precomputed by the engine (ETag; 304 when unchanged)."""
+    """Every frame of one slide, precomputed by the engine (ETag; 304 when unchanged). ``slide`` is the
+    slide's id from the manifest, not its number; inside, ``slide_number`` and ``step`` count from 1
+    as a presenter does (the player's URL #/3/2), while tensor rows, columns and heads count from 0."""
     payload = store.frames.get((deck.id, slide))
     if payload is None:
         raise HTTPException(status_code=404, detail=f"unknown slide {slide!r} in deck {deck.id!r}")
@@ -69,7 +71,8 @@ async def slide_derivations(deck: DeckDep, slide: SlideId, store: StoreDep, requ
 
 @router.post("/api/attention", tags=["engine"], responses={**ok(AttentionChain), **BUSY})
 async def attention(req: AttentionRequest, request: Request, settings: SettingsDep) -> Response:
-    """The chain for your tokens: per head q, k, v, scores, masked, weights, output; then the
+    """The chain for your tokens: per head (``per_head[i]``, whose ``head`` is i, 0-based as in
+    /api/attention/derivation and the model routes) q, k, v, scores, masked, weights, output; then the
     concatenation, the final output and the costs. Only the tensors named in ``include`` come back
     (default: the weights), at most ATTENTION_TALK_MAX_RESPONSE_NUMBERS numbers, written as integers in
     units of 10^-digits unless ``numbers`` is "decimal".
