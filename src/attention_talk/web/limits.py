@@ -141,8 +141,8 @@ class Gate:
 
     async def _wait_for_slot(self) -> None:
         if self.queue is not None and self.waiting >= self.queue:
-            raise self.busy(f"all {self.size} slots for {self.what} are taken and {self.waiting} requests "
-                            f"already wait, the most that may") from None
+            raise self.busy(f"all {self.size} slots for {self.what} are taken and the queue is full "
+                            f"({self.waiting} waiting)") from None
         acquired = False
         self.waiting += 1
         try:
