@@ -283,6 +283,30 @@ def test_a_request_whose_client_has_gone_is_not_computed(real_model, counted_run
     assert [run for run in counted_runs if run[1] == ids] == [("forward", ids)]
 
 
+def test_a_client_that_leaves_while_queued_frees_its_place_at_once(real_model, counted_runs) -> None:
+    """While the one run at a time is taken, a queued request whose client hangs up leaves the queue
+    then, not when its turn would have come: the place is free for a client that is there."""
+    app = create_app(Settings(model_queue=1, model_queue_timeout=60), store=default_store())
+    work = model_work(app)
+    text = fresh_text(50)
+
+    async def main() -> tuple[list[dict], int]:
+        async def leave_once_queued() -> dict:
+            while work.gate.waiting < 1:
+                await anyio.sleep(0.01)
+            return {"type": "http.disconnect"}
+
+        async with work.gate.slot():  # held for the whole call: the request never gets its turn
+            messages = await call(app, "/api/model/lab", {"text": text}, leave_once_queued)
+            return messages, work.gate.waiting
+
+    messages, waiting_after = anyio.run(main)
+    assert messages[0]["status"] == 499 and waiting_after == 0
+    assert json.loads(messages[1]["body"])["message"] == "client: gone before its turn came"
+    assert work.not_started == 1 and work.gate.refused == 0
+    assert [run for run in counted_runs if run[1] == tuple(real_model.tokenize(text))] == []
+
+
 @pytest.fixture
 def held_at_layer(monkeypatch) -> Iterator[threading.Event]:
     """The next run waits before layer 3 until its cancel check says stop (so the test knows the

@@ -91,22 +91,20 @@ def model_work(app: FastAPI) -> ModelWork:
 async def run_model(request: Request, fn: Callable[..., dict], *args: Any,
                     refused: tuple[type[Exception], ...] = (ValueError,)) -> JSON:
     """``fn(model, *args, cancel=…)`` in a worker thread once this request's turn comes, as JSON; an
-    exception of ``refused`` ('layer: …', 'text: …') becomes a 422. Not started when the client has
-    gone by then; ``cancel`` turns true when it goes during the run (the run stops at the next layer).
+    exception of ``refused`` ('layer: …', 'text: …') becomes a 422. A client that hangs up while its
+    request waits takes it out of the queue at once; one that has gone when its turn comes is not
+    started; ``cancel`` turns true when it goes during the run (which stops at the next layer).
     Either way the answer is a 499 nobody reads."""
     from attention_talk.model.forward import RunCancelled  # NumPy: on the first request, not at start-up
 
     work = model_work(request.app)
-    async with work.gate.slot():
-        if await request.is_disconnected():
-            work.not_started += 1
-            return _gone("its turn came")
-        model = await load_model(request)
-        gone = threading.Event()
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_watch_disconnect, request, gone)
-            result, error = await _captured(partial(fn, model, *args, cancel=gone.is_set))
-            tg.cancel_scope.cancel()
+    client = Client(request)
+    started, result, error = False, None, None
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(client.watch)
+        with client.queued:  # cancelled when the client goes before its turn: nothing started
+            started, result, error = await _take_turn(request, work.gate, client, fn, args)
+        tg.cancel_scope.cancel()
     if isinstance(error, RunCancelled):
         work.stopped += 1
         return _gone(f"its run was {error}")
@@ -114,23 +112,51 @@ async def run_model(request: Request, fn: Callable[..., dict], *args: Any,
         raise HTTPException(status_code=422, detail=str(error)) from None
     if error is not None:
         raise error
+    if not started:
+        work.not_started += 1
+        return _gone("its turn came")
     work.computed += 1
     return JSON(result)
 
 
-async def _captured(fn: Callable[[], dict]) -> tuple[dict | None, Exception | None]:
-    """``fn()`` in a worker thread: (its result, None) or (None, what it raised)."""
+class Client:
+    """Whether a model request's client is still there. ``watch`` reads the request's next message
+    (its body is read: the next one is the disconnect); when the client hangs up it sets ``gone``
+    (a threading.Event: the run's cancel check) and, if the request still waits for its turn,
+    cancels ``queued``, so an abandoned request leaves the queue at once."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.gone = threading.Event()
+        self.queued = anyio.CancelScope()
+        self.turn_came = False
+
+    async def watch(self) -> None:
+        while (await self.request.receive())["type"] != "http.disconnect":
+            pass
+        self.gone.set()
+        if not self.turn_came:
+            self.queued.cancel()
+
+    async def still_there(self) -> bool:
+        """Called when the turn comes (from then on, leaving stops the run instead)."""
+        self.turn_came = True
+        return not (self.gone.is_set() or await self.request.is_disconnected())
+
+
+async def _take_turn(request: Request, gate: Gate, client: Client, fn: Callable[..., dict], args: tuple
+                     ) -> tuple[bool, dict | None, Exception | None]:
+    """(whether the work started, its result, what it raised): wait for the gate, then
+    ``fn(model, *args, cancel=…)`` in a worker thread unless the client has gone. Errors are returned, not
+    raised, so that the watching task group does not wrap them in an ExceptionGroup."""
     try:
-        return await anyio.to_thread.run_sync(fn), None
-    except Exception as exc:
-        return None, exc
-
-
-async def _watch_disconnect(request: Request, gone: threading.Event) -> None:
-    """Set ``gone`` when the client hangs up (the body is read: the next message is the disconnect)."""
-    while (await request.receive())["type"] != "http.disconnect":
-        pass
-    gone.set()
+        async with gate.slot():
+            if not await client.still_there():
+                return False, None, None
+            model = await load_model(request)
+            return True, await anyio.to_thread.run_sync(partial(fn, model, *args, cancel=client.gone.is_set)), None
+    except Exception as exc:  # a 503 (busy, no model), a 422, RunCancelled
+        return False, None, exc
 
 
 def _gone(when: str) -> JSON:
