@@ -21,7 +21,8 @@ class ModelWork(BaseModel):
     waiting: int = Field(description="Requests waiting for their turn now.")
     queue: int = Field(description="The most that may wait; one more gets 503 with Retry-After.")
     computed: int = Field(description="Requests answered since start-up.")
-    not_started: int = Field(description="Requests whose client had gone when their turn came: not computed.")
+    not_started: int = Field(description="Requests whose client left while they waited or had gone when their "
+                                         "turn came: not computed.")
     stopped: int = Field(description="Runs stopped between layers because their client went.")
     refused: int = Field(description="503s: the queue was full or the wait too long.")
 

@@ -54,7 +54,7 @@ async def preload(app: FastAPI) -> AsyncIterator[None]:
         yield
 
 
-router = APIRouter(default_response_class=JSON, responses={**ERRORS, **BUSY, **UNAVAILABLE}, tags=["model"],
+router = APIRouter(default_response_class=JSON, responses={**ERRORS, **UNAVAILABLE}, tags=["model"],
                    lifespan=preload)
 
 
@@ -70,7 +70,7 @@ class ModelWork:
 
     gate: Gate
     computed: int = 0  # answered (from a kept result or a run)
-    not_started: int = 0  # the client had gone when its turn came
+    not_started: int = 0  # the client left while its request waited, or had gone when its turn came
     stopped: int = 0  # the client went during the run, which stopped at the next layer
 
     def counts(self) -> dict[str, int]:
@@ -174,7 +174,8 @@ async def _off_loop(fn, *args):
 
 @router.get("/api/model", response_model=ModelInfo)
 async def model_info(request: Request) -> dict:
-    """The real model's sizes from its GGUF file, and whether its weights are loaded yet."""
+    """The real model's sizes from its GGUF file, whether its weights are loaded yet, and this worker's
+    model work (runs, queue, requests not started or stopped because their client had gone)."""
     ld = _loader(request)
     c = await _off_loop(ld.config)
     return {"name": c.name, "layers": c.layers, "heads": c.heads, "kv_heads": c.kv_heads, "d_model": c.d_model,
@@ -205,7 +206,8 @@ def attention_json(model: Model, req: ModelAttentionRequest, cancel: Callable[[]
             "next_tokens": [{"token": t.token, "id": t.id, "p": t.p} for t in run.next_tokens]}
 
 
-@router.post("/api/model/attention", responses={200: {"model": ModelAttention, "description": "Successful Response"}})
+@router.post("/api/model/attention", responses={200: {"model": ModelAttention, "description": "Successful Response"},
+                                                **BUSY, **UNAVAILABLE})
 async def model_attention(req: ModelAttentionRequest, request: Request) -> JSON:
     """Every attention map (weights) of the layers and heads asked for, and the likely next tokens.
 
