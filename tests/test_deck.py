@@ -128,3 +128,90 @@ def test_cli_validate_ok_and_schema() -> None:
     schema = CliRunner().invoke(cli, ["schema"])
     assert schema.exit_code == 0
     assert '"slides"' in schema.output and '"caption"' in schema.output
+
+
+# ---- bounded, in-folder reads ----------------------------------------------------------------
+
+
+def test_a_deck_over_the_size_limit_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
+    """A 50 MB junk file (sparse: no disk) is refused by its size before a byte is parsed; the other
+    decks still load, and the refusal is one line naming the size and the limit."""
+    import attention_talk.deck as deck_module
+
+    (tmp_path / "mini.yaml").write_text(yaml.safe_dump(minimal_deck()))
+    with open(tmp_path / "junk.yaml", "wb") as f:
+        f.truncate(50 * 2**20)
+    edge = tmp_path / "edge.yaml"
+    edge.write_bytes(b"#" * (deck_module.MAX_DECK_BYTES + 1))
+    parsed: list[int] = []
+    real_load = yaml.load
+    monkeypatch.setattr(yaml, "load", lambda text, **kw: (parsed.append(len(text)), real_load(text, **kw))[1])
+    decks, errors = load_decks(tmp_path)
+    assert list(decks) == ["mini"] and parsed == [len((tmp_path / "mini.yaml").read_text())]
+    reasons = {e.path.name: e.errors for e in errors}
+    assert reasons == {
+        "junk.yaml": ["file: 52,428,800 bytes, more than the limit of 1,048,576 for a deck; not read"],
+        "edge.yaml": ["file: 1,048,577 bytes, more than the limit of 1,048,576 for a deck; not read"]}
+
+
+def test_a_deck_that_grows_after_its_stat_is_refused(tmp_path: Path, monkeypatch) -> None:
+    """The size is checked with stat, then at most the limit is read: a file that is larger than its
+    stat said (it grew meanwhile) is refused too; one of exactly the limit is read."""
+    import os
+
+    import attention_talk.deck as deck_module
+
+    path = tmp_path / "x.yaml"
+    path.write_bytes(b"id: x\n" * 20)  # 120 bytes
+    assert deck_module.read_deck_text(path, max_bytes=120) == "id: x\n" * 20
+    real_fstat = os.fstat
+    monkeypatch.setattr(deck_module.os, "fstat", lambda fd: os.stat_result(
+        (*real_fstat(fd)[:6], 10, *real_fstat(fd)[7:])))  # st_size 10, as before it grew
+    with pytest.raises(DeckError, match="file: more than the limit of 100 bytes for a deck; not read"):
+        deck_module.read_deck_text(path, max_bytes=100)
+
+
+def test_a_symlink_out_of_the_decks_folder_is_not_served(tmp_path: Path) -> None:
+    """A link to a valid deck outside the folder is refused (it could name any file the server may
+    read); a link that stays inside is read as usual; the other decks still load and are served."""
+    from attention_talk.web.store import Store
+
+    folder, outside = tmp_path / "decks", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    (folder / "mini.yaml").write_text(yaml.safe_dump(minimal_deck()))
+    (outside / "other.yaml").write_text(yaml.safe_dump(minimal_deck() | {"id": "other"}))
+    (folder / "other.yaml").symlink_to(outside / "other.yaml")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "inner.yaml").write_text(yaml.safe_dump(minimal_deck() | {"id": "inner"}))
+    (folder / "inner.yaml").symlink_to(folder / "sub" / "inner.yaml")  # resolves inside the folder
+    decks, errors = load_decks(folder)
+    assert sorted(decks) == ["inner", "mini"]
+    assert [(e.path.name, len(e.errors)) for e in errors] == [("other.yaml", 1)]
+    assert errors[0].errors[0].startswith(f"file: resolves outside its folder {str(folder)!r}")
+    store = Store.load(folder)
+    assert [row["id"] for row in store.index()] == ["inner", "mini"] and store.find("other") is None
+    result = CliRunner().invoke(cli, ["validate", str(folder)])
+    assert result.exit_code == 1
+    assert f"{folder / 'other.yaml'}: file: resolves outside its folder" in result.output
+
+
+def test_a_fifo_or_a_device_is_refused_without_blocking(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(DeckError, match="file: not a regular file"):
+        load_deck(fifo)
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    with pytest.raises(DeckError, match="resolves outside its folder"):
+        load_deck(tmp_path / "zero.yaml")
+
+
+def test_a_yaml_error_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "x.yaml"
+    bad.write_text("id: [unclosed\ntitle: x\n")
+    with pytest.raises(DeckError) as exc:
+        load_deck(bad)
+    assert len(exc.value.errors) == 1 and "\n" not in exc.value.errors[0]
+    assert exc.value.errors[0].startswith("cannot read the file: while parsing")

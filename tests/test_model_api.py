@@ -23,7 +23,9 @@ def test_model_info(client, real_model) -> None:
     r = client.get("/api/model")
     assert r.status_code == 200
     body = r.json()
-    assert set(body) == {"name", "layers", "heads", "kv_heads", "d_model", "head_dim", "rope_base", "vocab", "loaded"}
+    assert set(body) == {"name", "layers", "heads", "kv_heads", "d_model", "head_dim", "rope_base", "vocab", "loaded",
+                         "work"}
+    assert set(body["work"]) == {"running", "waiting", "queue", "computed", "not_started", "stopped", "refused"}
     c = real_model.config
     assert (body["layers"], body["heads"], body["kv_heads"], body["d_model"], body["head_dim"], body["vocab"]) == (
         c.layers, c.heads, c.kv_heads, c.d_model, c.head_dim, c.vocab) == (30, 9, 3, 576, 64, 49_152)

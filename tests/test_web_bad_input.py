@@ -155,6 +155,19 @@ BAD = [
      "no live room"),
     ("room code too long", ("GET", "/join/" + "Z" * 21, {}), 422, "code"),
     ("room code not a code", ("GET", "/remote/C:followers", {}), 404, "no live room"),
+    # the model's and the lab's inputs are bounded before any work is queued
+    ("model text over 2,000 characters", ("POST", "/api/model/attention", {"json": {"text": "a" * 2001}}), 422,
+     "text"),
+    ("lab text over 2,000 characters", ("POST", "/api/model/lab", {"json": {"text": "a " * 1001}}), 422, "text"),
+    ("model layers over 1,024 entries", ("POST", "/api/model/attention",
+                                         {"json": {"text": "a", "layers": [0] * 1025}}), 422, "layers"),
+    ("model heads an index past 1,023", ("POST", "/api/model/attention", {"json": {"text": "a", "heads": [1024]}}),
+     422, "heads.0"),
+    ("lab grid over 32 cells", ("POST", "/api/model/lab", {"json": {"text": "a", "grid": 33}}), 422, "grid"),
+    ("derivation row past 63", ("POST", "/api/model/derivation", {"json": {
+        "text": "a", "layer": 0, "head": 0, "tensor": "weights", "row": 64, "col": 0}}), 422, "row"),
+    ("model body over the limit", ("POST", "/api/model/lab", {"content": b'{"text": "' + b"a" * LIMIT + b'"}',
+                                                              "headers": JSON_CT}), 413, "body"),
     # HEAD answers as GET does, without a body
     ("HEAD an unknown deck", ("HEAD", "/api/decks/nope", {}), 404, NO_BODY),
     ("HEAD an unknown path", ("HEAD", "/api/nothing", {}), 404, NO_BODY),

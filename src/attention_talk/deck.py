@@ -12,7 +12,9 @@ spec naming the frame builder that computes what is drawn. No number is ever wri
 from __future__ import annotations
 
 import logging
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
 TEMPLATES = ("matrix", "title", "text", "sources")
 DECK_SUFFIXES = (".yaml", ".yml")
+MAX_DECK_BYTES = 1_048_576  # a deck file larger is refused unread (the bundled decks are 15–26 kB)
 
 # No number is typed into a deck's words: figures are {placeholders} filled by the engine. What may
 # hold a digit: placeholders, model names, years of papers, arXiv ids, ordinals that name a part of
@@ -259,14 +262,39 @@ def parse_deck(data: Any, path: Path) -> Deck:
     return deck
 
 
+def read_deck_text(path: Path, max_bytes: int = MAX_DECK_BYTES) -> str:
+    """The text of a deck file, refused (DeckError, one line) before a byte is parsed when the file
+    resolves outside its folder (a symlink out of the decks folder is not served), is not a regular
+    file (a FIFO would block, a device never end), or is larger than ``max_bytes`` (checked with stat
+    before reading, then read at most that many bytes: a file that grows meanwhile is refused too)."""
+    folder, real = path.parent.resolve(), path.resolve()
+    if not real.is_relative_to(folder):
+        raise DeckError(path, [f"file: resolves outside its folder {str(folder)!r} (to {str(real)!r}); "
+                               "a deck is read only from inside the decks folder"])
+    # Opened without blocking (a FIFO put in the file's place would wait for a writer), then stat'ed:
+    # the size and kind checked are those of the file read.
+    with open(os.open(real, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise DeckError(path, ["file: not a regular file"])
+        if info.st_size > max_bytes:
+            raise DeckError(path, [f"file: {info.st_size:,} bytes, more than the limit of {max_bytes:,} for a "
+                                   "deck; not read"])
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise DeckError(path, [f"file: more than the limit of {max_bytes:,} bytes for a deck; not read"])
+    return data.decode("utf-8")
+
+
 def read_deck(path: Path) -> Deck:
-    """Read one deck file and validate its structure."""
+    """Read one deck file (``read_deck_text``: bounded, never outside its folder) and validate its
+    structure."""
     import yaml  # imported here: the web app's start-up reads no deck
 
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise DeckError(path, [f"cannot read the file: {exc}"]) from None
+        data = yaml.load(read_deck_text(path), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:  # YAML's messages span lines: one line here
+        raise DeckError(path, [f"cannot read the file: {' '.join(str(exc).split())}"]) from None
     return parse_deck(data, path)
 
 

@@ -23,6 +23,7 @@ Letters used in the shape comments:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,6 +115,19 @@ def project(x: np.ndarray, lw: Layer, config: Config, positions: np.ndarray
             rope(k, positions, base=config.rope_base, pairs="adjacent"), v)
 
 
+Cancel = Callable[[], bool]  # asked between layers: True stops the run (its client has gone)
+
+
+class RunCancelled(Exception):
+    """A run stopped between layers because its ``cancel`` check said so; nothing it computed is kept."""
+
+
+def check_cancel(cancel: Cancel | None, layer: int, layers: int) -> None:
+    """RunCancelled when ``cancel`` says stop, before ``layer`` (0-based) of ``layers``."""
+    if cancel is not None and cancel():
+        raise RunCancelled(f"stopped before layer {layer} of {layers}")
+
+
 @dataclass(frozen=True)
 class Trace:
     """Everything one full pass computed."""
@@ -123,12 +137,15 @@ class Trace:
     hidden: np.ndarray  # (n, d) the last layer's stream after the final RMSNorm
 
 
-def forward(weights: Weights, config: Config, ids: list[int]) -> Trace:
-    """Every layer over the whole sequence at once (causal attention)."""
+def forward(weights: Weights, config: Config, ids: list[int], cancel: Cancel | None = None) -> Trace:
+    """Every layer over the whole sequence at once (causal attention). ``cancel`` is asked before
+    each layer; when it says stop, RunCancelled (a layer takes tens of milliseconds at 64 tokens, so
+    a run whose client has gone stops within one)."""
     x = weights.embed[np.asarray(ids)]  # (n, d)
     positions = np.arange(len(ids))
     residual, attention = [x], []
-    for lw in weights.layers:
+    for i, lw in enumerate(weights.layers):
+        check_cancel(cancel, i, len(weights.layers))
         q, k, v = project(x, lw, config, positions)
         att = grouped_attend(q, k, v, causal=True)  # weights (h, n, n)
         x = x + att.concat @ lw.wo.T  # (n, h·d_k) → (n, d)
@@ -139,8 +156,10 @@ def forward(weights: Weights, config: Config, ids: list[int]) -> Trace:
                  hidden=rms_norm(x, weights.out_norm, config.norm_eps))
 
 
-def extend(weights: Weights, config: Config, prefix: Trace, ids: list[int], reuse: int) -> Trace:
-    """The :class:`Trace` of ``forward(ids)``, computing only tokens ``reuse`` … n − 1.
+def extend(weights: Weights, config: Config, prefix: Trace, ids: list[int], reuse: int,
+           cancel: Cancel | None = None) -> Trace:
+    """The :class:`Trace` of ``forward(ids)``, computing only tokens ``reuse`` … n − 1 (``cancel``
+    as in :func:`forward`; ``prefix`` is only read, so a cancelled run leaves it as it was).
 
     ``prefix`` is a trace of a text whose first ``reuse`` token ids are ``ids[:reuse]`` (it may be
     longer: only its first ``reuse`` rows are read). With a causal mask nothing about tokens
@@ -157,7 +176,8 @@ def extend(weights: Weights, config: Config, prefix: Trace, ids: list[int], reus
     x = weights.embed[np.asarray(ids[reuse:])]  # (m, d) the new tokens
     positions = np.arange(reuse, n)
     residual, attention = [x], []
-    for lw, o in zip(weights.layers, old, strict=True):
+    for i, (lw, o) in enumerate(zip(weights.layers, old, strict=True)):
+        check_cancel(cancel, i, len(weights.layers))
         q, k, v = project(x, lw, config, positions)  # (h, m, d_k), (g, m, d_k), (g, m, d_k)
         new = grouped_attend(q, np.concatenate([o.k, k], axis=1), np.concatenate([o.v, v], axis=1), causal=True)
         x = x + new.concat @ lw.wo.T  # (m, d)

@@ -36,7 +36,19 @@ class Loader:
         self._config: Config | None = None
         self._model: Model | None = None
         self._error: BaseException | None = None
+        self._cache_bytes: int | None = None
         self.seconds: dict[str, float] = {}
+
+    @property
+    def cache_bytes(self) -> int | None:
+        """The model's bound on its kept runs and traces, bytes (None: the runner's default)."""
+        return self._cache_bytes
+
+    @cache_bytes.setter
+    def cache_bytes(self, value: int | None) -> None:
+        self._cache_bytes = value
+        if self._model is not None and value is not None:
+            self._model.cache_bytes = value
 
     @property
     def loaded(self) -> bool:
@@ -83,7 +95,9 @@ class Loader:
             t2 = time.perf_counter()
             weights = load_weights(reader, self._config)
             t3 = time.perf_counter()
-            self._model = Model(path, self._config, tokenizer, weights)
+            model = Model(path, self._config, tokenizer, weights)
+            self._model = model
+            self.cache_bytes = self._cache_bytes  # a bound set while loading applies too
             self.seconds = {"open": t1 - t0, "tokenizer": t2 - t1, "weights": t3 - t2, "total": t3 - t0}
             log.info("model %s loaded in %.1f s (%.0f MB of weights)", self._config.name, t3 - t0,
                      weights.nbytes / 2**20)

@@ -6,16 +6,24 @@
     >>> run.tokens, run.next_tokens[0].token             # (['The', ' capital', …], ' Paris')
     >>> run.head(0, 4).weights                           # (n, n), rows sum to 1, 0 above the diagonal
 
-Results of recent texts are kept (least recently used first out, bounded in bytes), so asking again
-for other layers or heads of the same text does not run the model again. The full traces of the last
-few texts are kept too: a new text that starts with the same tokens (a student typing at the end of
-a sentence) runs only its new tokens through the model (``forward.extend``), with the same numbers.
+Results of recent texts are kept (least recently used first out), so asking again for other layers
+or heads of the same text does not run the model again. The full traces of the last few texts are
+kept too: a new text that starts with the same tokens (a student typing at the end of a sentence)
+runs only its new tokens through the model (``forward.extend``), with the same numbers. Both are
+bounded together in bytes (``cache_bytes``: ATTENTION_TALK_MODEL_CACHE_BYTES in the server), counted
+as the buffers they keep alive: a run's maps are views of its trace's arrays, and a view keeps its
+whole base, so each base array counts once, in full (``held_buffers``).
+
+A run takes an optional ``cancel`` check, asked between layers (``forward.RunCancelled``): a
+server stops the work of a client that has gone. A cancelled run keeps nothing: results enter the
+caches only once complete.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,17 +31,16 @@ from pathlib import Path
 import numpy as np
 
 from attention_talk.engine.attention import softmax
-from attention_talk.model.forward import Decoder, Trace, Weights, extend, forward, logits
+from attention_talk.model.forward import Cancel, Decoder, Trace, Weights, extend, forward, logits
 from attention_talk.model.gguf_file import Config
 from attention_talk.model.threads import one_blas_thread
 from attention_talk.model.tokenizer import Tokenizer, TokenizerError
 
 MAX_TOKENS = 64
 WANTS = ("weights", "q", "k", "v", "scores")
-CACHE_BYTES = 256 * 2**20
+CACHE_BYTES = 256 * 2**20  # runs and traces together; the newest of each is always kept
 CACHE_ENTRIES = 32
-TRACE_ENTRIES = 4  # full traces kept for texts that extend them
-TRACE_BYTES = 160 * 2**20  # a 64-token trace is about 70 MB; the newest is always kept
+TRACE_ENTRIES = 4  # full traces kept for texts that extend them (a 64-token trace is about 70 MB)
 
 
 @dataclass(frozen=True)
@@ -80,10 +87,29 @@ class Run:
                            f"heads {self.heads}") from None
 
     @cached_property
+    def buffers(self) -> dict[int, np.ndarray]:
+        """The buffers this run keeps alive (``held_buffers``)."""
+        return held_buffers([self.residual, self.logits, *(a for m in self.maps.values()
+                                                           for a in (m.weights, m.q, m.k, m.v, m.scores))])
+
+    @property
     def nbytes(self) -> int:
-        arrays = [self.residual, self.logits, *(a for m in self.maps.values()
-                                                for a in (m.weights, m.q, m.k, m.v, m.scores) if a is not None)]
-        return sum(a.nbytes for a in arrays)
+        """The bytes this run keeps alive: every buffer its arrays view, once and in full."""
+        return sum(b.nbytes for b in self.buffers.values())
+
+
+def held_buffers(arrays: Iterable[np.ndarray | None]) -> dict[int, np.ndarray]:
+    """id → array for every buffer ``arrays`` keep alive: a view's whole base (a head's map viewed
+    out of its layer's (h, n, n) array keeps all h maps), each base once. Summing their ``nbytes``
+    counts what is held, not what is seen through the views."""
+    held: dict[int, np.ndarray] = {}
+    for a in arrays:
+        if a is None:
+            continue
+        while isinstance(a.base, np.ndarray):
+            a = a.base
+        held[id(a)] = a
+    return held
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -103,9 +129,10 @@ def _freeze(trace: Trace) -> Trace:
     return trace
 
 
-def trace_bytes(trace: Trace) -> int:
-    return trace.residual.nbytes + trace.hidden.nbytes + sum(
-        a.nbytes for att in trace.attention for a in vars(att).values() if isinstance(a, np.ndarray))
+def trace_buffers(trace: Trace) -> dict[int, np.ndarray]:
+    """The buffers a kept trace holds alive (a trace extended from a longer one views its arrays)."""
+    return held_buffers([trace.residual, trace.hidden, *(a for att in trace.attention for a in vars(att).values()
+                                                         if isinstance(a, np.ndarray))])
 
 
 def top_indices(p: np.ndarray, top: int) -> np.ndarray:
@@ -134,7 +161,9 @@ def pick(name: str, asked: list[int] | tuple[int, ...] | None, count: int) -> li
 
 
 class Model:
-    """A loaded model: its sizes (``config``), tokenizer and float64 weights."""
+    """A loaded model: its sizes (``config``), tokenizer and float64 weights. ``cache_bytes`` bounds
+    the recent runs and kept traces together (the newest run and the newest trace are always kept,
+    so the bound is at least one 64-token result, about 110 MB)."""
 
     def __init__(self, path: Path, config: Config, tokenizer: Tokenizer, weights: Weights,
                  cache_bytes: int = CACHE_BYTES) -> None:
@@ -142,6 +171,8 @@ class Model:
         self.cache_bytes = cache_bytes
         self._cache: OrderedDict[tuple, Run] = OrderedDict()
         self._traces: OrderedDict[tuple[int, ...], Trace] = OrderedDict()
+        self._trace_buffers: dict[tuple[int, ...], dict[int, np.ndarray]] = {}
+        self._used: OrderedDict[tuple[str, tuple], None] = OrderedDict()  # runs and traces, least recent first
         self._lock = threading.Lock()
 
     @property
@@ -158,6 +189,55 @@ class Model:
         with self._lock:
             self._cache.clear()
             self._traces.clear()
+            self._trace_buffers.clear()
+            self._used.clear()
+
+    @property
+    def kept_bytes(self) -> int:
+        """The bytes the kept runs and traces hold alive, each buffer once."""
+        with self._lock:
+            return self._kept_bytes()
+
+    def _kept_bytes(self) -> int:  # the caller holds the lock
+        held = {k: a for buffers in (*self._trace_buffers.values(), *(r.buffers for r in self._cache.values()))
+                for k, a in buffers.items()}
+        return sum(a.nbytes for a in held.values())
+
+    def _touch(self, kind: str, key: tuple) -> None:  # the caller holds the lock
+        self._used[(kind, key)] = None
+        self._used.move_to_end((kind, key))
+        (self._cache if kind == "run" else self._traces).move_to_end(key)
+
+    def _keep_run(self, key: tuple, run: Run) -> None:  # the caller holds the lock
+        self._cache[key] = run
+        self._touch("run", key)
+        self._evict()
+
+    def _keep_trace(self, key: tuple[int, ...], trace: Trace) -> None:  # the caller holds the lock
+        self._traces[key] = trace
+        self._trace_buffers[key] = trace_buffers(trace)
+        self._touch("trace", key)
+        self._evict()
+
+    def _evict(self) -> None:
+        """Drop the least recently used runs and traces until at most CACHE_ENTRIES runs, TRACE_ENTRIES
+        traces and ``cache_bytes`` in all are kept; the newest run and the newest trace stay."""
+        while (victim := self._victim()) is not None:
+            kind, key = victim
+            del self._used[victim]
+            if kind == "run":
+                del self._cache[key]
+            else:
+                del self._traces[key], self._trace_buffers[key]
+
+    def _victim(self) -> tuple[str, tuple] | None:
+        newest = {next((u for u in reversed(self._used) if u[0] == kind), None) for kind in ("run", "trace")}
+        over = self._kept_bytes() > self.cache_bytes
+        for used in self._used:  # least recent first
+            crowded = len(self._cache) > CACHE_ENTRIES if used[0] == "run" else len(self._traces) > TRACE_ENTRIES
+            if used not in newest and (over or crowded):
+                return used
+        return None
 
     def tokenize(self, text: str, max_tokens: int = MAX_TOKENS) -> list[int]:
         """Token ids of ``text``; TokenizerError ('text: …') for empty text, control characters or too many tokens."""
@@ -169,34 +249,33 @@ class Model:
         return ids
 
     def run(self, text: str, layers: list[int] | None = None, heads: list[int] | None = None,
-            want: tuple[str, ...] | list[str] = ("weights",), top: int = 10, max_tokens: int = MAX_TOKENS) -> Run:
+            want: tuple[str, ...] | list[str] = ("weights",), top: int = 10, max_tokens: int = MAX_TOKENS,
+            cancel: Cancel | None = None) -> Run:
         """Run ``text`` through every layer; maps for the ``layers`` and ``heads`` asked (None = all, 0-based).
 
-        ``want`` names what each head returns, of: weights, q, k, v, scores.
+        ``want`` names what each head returns, of: weights, q, k, v, scores. ``cancel`` is asked
+        between layers: when it returns True the run stops with ``RunCancelled`` and keeps nothing.
         """
         unknown = [w for w in want if w not in WANTS]
         if unknown or isinstance(want, str):
             raise ValueError(f"want: unknown {unknown or want!r}; choose from {', '.join(WANTS)}")
         layers_, heads_ = pick("layers", layers, self.config.layers), pick("heads", heads, self.config.heads)
         ids = self.tokenize(text, max_tokens)
-        full = self._full_run(text, ids, tuple(w for w in WANTS if w in want), top)
+        full = self._full_run(text, ids, tuple(w for w in WANTS if w in want), top, cancel)
         maps = {(layer, head): full.maps[(layer, head)] for layer in layers_ for head in heads_}
         return Run(text=text, ids=list(full.ids), tokens=list(full.tokens), pieces=list(full.pieces),
                    layers=layers_, heads=heads_,
                    maps=maps, residual=full.residual, next_tokens=full.next_tokens, logits=full.logits)
 
-    def _full_run(self, text: str, ids: list[int], want: tuple[str, ...], top: int) -> Run:
+    def _full_run(self, text: str, ids: list[int], want: tuple[str, ...], top: int, cancel: Cancel | None) -> Run:
         key = (tuple(ids), want, top)
         with self._lock:
             if key in self._cache:
-                self._cache.move_to_end(key)
+                self._touch("run", key)
                 return self._cache[key]
-        run = self._compute(text, ids, want, top)
+        run = self._compute(text, ids, want, top, cancel)
         with self._lock:
-            self._cache[key] = run
-            while len(self._cache) > CACHE_ENTRIES or (
-                    len(self._cache) > 1 and sum(r.nbytes for r in self._cache.values()) > self.cache_bytes):
-                self._cache.popitem(last=False)
+            self._keep_run(key, run)
         return run
 
     def _longest_prefix(self, ids: list[int]) -> tuple[Trace | None, int]:
@@ -210,22 +289,19 @@ class Model:
                     best, reuse = trace, same
         return best, reuse
 
-    def trace(self, ids: list[int]) -> Trace:
-        """Every layer's numbers for ``ids``, computing only the tokens after the longest kept prefix."""
+    def trace(self, ids: list[int], cancel: Cancel | None = None) -> Trace:
+        """Every layer's numbers for ``ids``, computing only the tokens after the longest kept prefix;
+        kept once complete (``cancel``: see ``run``)."""
         prefix, reuse = self._longest_prefix(ids)
         with one_blas_thread():
-            trace = _freeze(extend(self.weights, self.config, prefix, ids, reuse) if prefix is not None
-                            else forward(self.weights, self.config, ids))
+            trace = _freeze(extend(self.weights, self.config, prefix, ids, reuse, cancel) if prefix is not None
+                            else forward(self.weights, self.config, ids, cancel))
         with self._lock:
-            self._traces[tuple(ids)] = trace
-            self._traces.move_to_end(tuple(ids))
-            while len(self._traces) > TRACE_ENTRIES or (
-                    len(self._traces) > 1 and sum(map(trace_bytes, self._traces.values())) > TRACE_BYTES):
-                self._traces.popitem(last=False)
+            self._keep_trace(tuple(ids), trace)
         return trace
 
-    def _compute(self, text: str, ids: list[int], want: tuple[str, ...], top: int) -> Run:
-        trace = self.trace(ids)
+    def _compute(self, text: str, ids: list[int], want: tuple[str, ...], top: int, cancel: Cancel | None) -> Run:
+        trace = self.trace(ids, cancel)
         with one_blas_thread():
             last = logits(self.weights, trace.hidden[-1:])[0]  # (V,)
         last.flags.writeable = False  # shared by every caller that asks for this text again

@@ -9,6 +9,7 @@ texts answers a change of head, layer or cell without running the model again.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 
 import numpy as np
 
@@ -55,12 +56,13 @@ def pooled_grid(run: Run, layers: int, heads: int, cells: int) -> dict:
             "data": base64.b64encode(data.tobytes()).decode("ascii")}
 
 
-def model_lab(model: Model, req: ModelLabRequest) -> dict:
-    """The body of POST /api/model/lab; FieldError for a layer or head the model lacks."""
+def model_lab(model: Model, req: ModelLabRequest, cancel: Callable[[], bool] | None = None) -> dict:
+    """The body of POST /api/model/lab; FieldError for a layer or head the model lacks (``cancel``:
+    asked between the model's layers, see ``Model.run``)."""
     c = model.config
     check_index("layer", req.layer, c.layers, "layers")
     check_index("head", req.head, c.heads, "query heads")
-    run = model.run(req.text, want=LAB_WANT)
+    run = model.run(req.text, want=LAB_WANT, cancel=cancel)
     maps = run.head(req.layer, req.head)
     n = len(run.ids)
     scale = 1.0 / float(np.sqrt(c.head_dim))
@@ -104,12 +106,12 @@ def derive_cell(name: str, tokens: list[str], r: int, c: int, *, q: np.ndarray, 
     return {"tensor": name, "label": LABELS[name], "derivation": t.derivation.model_dump(mode="json")}
 
 
-def model_cell(model: Model, req: ModelCellRequest) -> dict:
-    """The body of POST /api/model/derivation."""
+def model_cell(model: Model, req: ModelCellRequest, cancel: Callable[[], bool] | None = None) -> dict:
+    """The body of POST /api/model/derivation (``cancel`` as in ``model_lab``)."""
     c = model.config
     check_index("layer", req.layer, c.layers, "layers")
     check_index("head", req.head, c.heads, "query heads")
-    run = model.run(req.text, want=LAB_WANT)
+    run = model.run(req.text, want=LAB_WANT, cancel=cancel)
     maps = run.head(req.layer, req.head)
     scale = 1.0 / float(np.sqrt(c.head_dim))
     masked = maps.scores * scale + causal_mask(len(run.ids))

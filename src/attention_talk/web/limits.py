@@ -5,7 +5,8 @@
 * ``BodyLimit``: a request body larger than the limit gets 413 before it is read, and one that does
   not arrive in full within ``timeout`` seconds gets 408 (a slow client cannot hold a worker);
 * ``Gate``: at most ``size`` heavy requests compute at once; a request that cannot get a slot
-  within ``wait`` seconds gets 503 with ``Retry-After`` and a JSON message saying why.
+  within ``wait`` seconds gets 503 with ``Retry-After`` and a JSON message saying why, and with a
+  ``queue`` bound, one that finds that many already waiting gets the 503 at once.
 """
 
 from __future__ import annotations
@@ -98,29 +99,57 @@ class BodyLimit:
 
 
 class Gate:
-    """At most ``size`` holders at once; ``slot()`` waits up to ``wait`` seconds, then 503."""
+    """At most ``size`` holders at once; ``slot()`` waits up to ``wait`` seconds, then 503. With
+    ``queue``, at most that many wait: one more gets the 503 at once (a burst cannot pile up work
+    that would answer long after its clients gave up)."""
 
-    def __init__(self, size: int, wait: float, what: str) -> None:
+    def __init__(self, size: int, wait: float, what: str, queue: int | None = None) -> None:
         self.size = size
         self.wait = wait
         self.what = what
+        self.queue = queue
+        self.waiting = 0  # requests waiting for a slot now
+        self.refused = 0  # 503s answered so far
         self._semaphore = anyio.Semaphore(size)
+
+    @property
+    def retry_after(self) -> int:
+        """Whole seconds to name in Retry-After: the longest a request waits for a slot."""
+        return max(1, math.ceil(self.wait))
+
+    @property
+    def taken(self) -> int:
+        """Slots held now."""
+        return self.size - int(self._semaphore.value)
+
+    def busy(self, why: str) -> HTTPException:
+        self.refused += 1
+        retry = self.retry_after
+        return HTTPException(status_code=503, headers={"Retry-After": str(retry)},
+                             detail=f"busy: {why}; retry in {retry} s")
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         try:
             self._semaphore.acquire_nowait()
         except anyio.WouldBlock:
-            acquired = False
-            with anyio.move_on_after(self.wait):
-                await self._semaphore.acquire()
-                acquired = True
-            if not acquired:
-                retry = max(1, math.ceil(self.wait))
-                raise HTTPException(status_code=503, headers={"Retry-After": str(retry)}, detail=(
-                    f"busy: all {self.size} slots for {self.what} stayed taken for {self.wait:g} s; "
-                    f"retry in {retry} s")) from None
+            await self._wait_for_slot()
         try:
             yield
         finally:
             self._semaphore.release()
+
+    async def _wait_for_slot(self) -> None:
+        if self.queue is not None and self.waiting >= self.queue:
+            raise self.busy(f"all {self.size} slots for {self.what} are taken and the queue is full "
+                            f"({self.waiting} waiting)") from None
+        acquired = False
+        self.waiting += 1
+        try:
+            with anyio.move_on_after(self.wait):
+                await self._semaphore.acquire()
+                acquired = True
+        finally:
+            self.waiting -= 1
+        if not acquired:
+            raise self.busy(f"all {self.size} slots for {self.what} stayed taken for {self.wait:g} s") from None

@@ -14,6 +14,19 @@ MAX_WEIGHTS = 2**18  # attention weights per response: layers × heads × n² (a
 Index = Annotated[int, Field(ge=0, le=1023)]
 
 
+class ModelWork(BaseModel):
+    """This worker's model runs: one at a time, a bounded queue (ATTENTION_TALK_MODEL_QUEUE)."""
+
+    running: int = Field(description="Runs computing now (at most 1).")
+    waiting: int = Field(description="Requests waiting for their turn now.")
+    queue: int = Field(description="The most that may wait; one more gets 503 with Retry-After.")
+    computed: int = Field(description="Requests answered since start-up.")
+    not_started: int = Field(description="Requests whose client left while they waited or had gone when their "
+                                         "turn came: not computed.")
+    stopped: int = Field(description="Runs stopped between layers because their client went.")
+    refused: int = Field(description="503s: the queue was full or the wait too long.")
+
+
 class ModelInfo(BaseModel):
     """The model's sizes, read from its GGUF metadata."""
 
@@ -26,6 +39,7 @@ class ModelInfo(BaseModel):
     rope_base: float = Field(description="RoPE base: pair i turns by position · base^(-2i/head_dim).")
     vocab: int = Field(description="Tokens in the vocabulary.")
     loaded: bool = Field(description="The weights are in memory (false while they load in the background).")
+    work: ModelWork = Field(description="This worker's model runs and queue, since start-up.")
 
 
 class ModelAttentionRequest(StrictBody):

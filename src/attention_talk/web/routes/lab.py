@@ -15,7 +15,7 @@ from attention_talk.model import TokenizerError
 from attention_talk.web.deps import SettingsDep
 from attention_talk.web.lab_schemas import AttentionCellRequest, Cell, ModelCellRequest, ModelLab, ModelLabRequest
 from attention_talk.web.responses import JSON
-from attention_talk.web.routes.model import UNAVAILABLE, load_model, model_runs
+from attention_talk.web.routes.model import UNAVAILABLE, run_model
 from attention_talk.web.routes.pages import templates
 from attention_talk.web.schemas import BUSY, ERRORS
 
@@ -40,30 +40,35 @@ def lab(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "lab.html", {})
 
 
-async def _answer(fn, *args, limiter: anyio.CapacityLimiter | None = None) -> JSON:
-    """``fn(*args)`` in a worker thread; a request that does not fit the model or sentence → 422."""
+async def _answer(fn, *args) -> JSON:
+    """``fn(*args)`` in a worker thread; a request that does not fit the sentence → 422."""
     try:
-        return JSON(await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter))
-    except (_data().FieldError, TokenizerError) as exc:  # 'layer: …', 'row: …', 'text: …'
+        return JSON(await anyio.to_thread.run_sync(partial(fn, *args)))
+    except (_data().FieldError, TokenizerError) as exc:  # 'head: …', 'row: …', 'text: …'
         raise HTTPException(status_code=422, detail=str(exc)) from None
 
 
-@router.post("/api/model/lab", tags=["model"], responses={**ok(ModelLab), **UNAVAILABLE})
+async def _model_answer(request: Request, fn, req) -> JSON:
+    """``fn(model, req)`` through the model's queue (``run_model``); a request that does not fit the
+    model or sentence → 422."""
+    return await run_model(request, fn, req, refused=(_data().FieldError, TokenizerError))
+
+
+@router.post("/api/model/lab", tags=["model"], responses={**ok(ModelLab), **BUSY, **UNAVAILABLE})
 async def model_lab_view(req: ModelLabRequest, request: Request) -> JSON:
     """What the lab draws for the real model, in one answer: the tokens, one head's Q·Kᵀ, masked
     scores and weights in full, the next tokens, and every layer × head as a small map (``grid``
     cells a side, compact bytes: 30 × 9 maps of 16² cells are 69,120 bytes, against 1.1 million
-    weights in full for 64 tokens). Layer and head are 0-based."""
-    model = await load_model(request)
-    return await _answer(_data().model_lab, model, req, limiter=model_runs())
+    weights in full for 64 tokens). Layer and head are 0-based. One run at a time: when the queue is
+    full or the wait too long, 503 with Retry-After."""
+    return await _model_answer(request, _data().model_lab, req)
 
 
-@router.post("/api/model/derivation", tags=["model"], responses={**ok(Cell), **UNAVAILABLE})
+@router.post("/api/model/derivation", tags=["model"], responses={**ok(Cell), **BUSY, **UNAVAILABLE})
 async def model_derivation(req: ModelCellRequest, request: Request) -> JSON:
     """How one cell of one head's map was computed (q·k term by term, the scale and mask, or the
     softmax of its row): parts that add up to the cell, as the talk's panels draw them."""
-    model = await load_model(request)
-    return await _answer(_data().model_cell, model, req, limiter=model_runs())
+    return await _model_answer(request, _data().model_cell, req)
 
 
 @router.post("/api/attention/derivation", tags=["engine"], responses={**ok(Cell), **BUSY})
