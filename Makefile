@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/page.py
 	$(BIN)/python benchmarks/keypaint.py
 	$(BIN)/python benchmarks/model.py
+	$(BIN)/python benchmarks/model_work.py
 	$(BIN)/python benchmarks/chapter3.py
 	$(BIN)/python benchmarks/lab.py
 	$(BIN)/python benchmarks/rooms.py
