@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from attention_talk.frames.contract import CellDerivation, Frame, Tensor
 from attention_talk.frames.kit.derivations import ALL_TERMS_UP_TO
-from attention_talk.frames.model import CellDerivation, Frame, Tensor
 
 
 def recompute(cell: CellDerivation) -> float | None:

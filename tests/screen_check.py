@@ -14,8 +14,8 @@ import itertools
 from dataclasses import dataclass
 
 from attention_talk.formatting import number
+from attention_talk.frames.contract import STAGE_W, Frame, Tensor
 from attention_talk.frames.kit.layout import BOTTOM
-from attention_talk.frames.model import STAGE_W, Frame, Tensor
 
 TITLE_H, COL_H, GAP, MAX_CW, MAX_CH = 34, 28, 0.6, 112, 58
 MIN_FONT = 20  # stage units: 16 CSS px at 1280 × 720

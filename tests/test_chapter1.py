@@ -10,7 +10,10 @@ import orjson
 import pytest
 
 from attention_talk.engine.costs import costs
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames import build_deck_frames, build_frame, load_deck
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.step_by_step import chapter as chapter1
+from attention_talk.frames.step_by_step.chapter import StoryContext
 from attention_talk.frames.step_by_step.counter import flop_counter
 from attention_talk.frames.step_by_step.growth import growth_sizes
 from attention_talk.frames.step_by_step.heads import heads_check
@@ -104,9 +107,27 @@ def test_map_growth_is_quadratic_and_ends_at_max_positions() -> None:
 
 
 def test_sum_of_heads_equals_concat_times_w_o(deck) -> None:
-    check = heads_check(BuildContext(deck))
+    check = heads_check(StoryContext(deck))
     assert check["max_abs_difference"] < 1e-9
     assert check["concat_shape"] == [7, check["heads"] * 128]
+
+
+def test_the_story_model_is_chapter_ones_and_built_once_per_deck(deck, monkeypatch) -> None:
+    """The generic build context holds nothing of chapter 1: chapter 1's builders are handed its own
+    context, whose story model is built on first use, once for every step of a deck, and never for
+    a deck of another chapter."""
+    built = []
+    real = chapter1.build_story
+    monkeypatch.setattr(chapter1, "build_story", lambda *a, **k: built.append(a) or real(*a, **k))
+    assert not hasattr(BuildContext, "story") and hasattr(StoryContext, "story")
+    build_deck_frames(load_deck(data_dir("slides") / "attention-walkthrough.yaml"))
+    assert built == []  # chapter 2's deck: its inputs are its own
+    ctx = BuildContext(deck)
+    steps = [(i, j) for i, sl in enumerate(deck.slides) for j, st in enumerate(sl.steps)
+             if st.frame and st.frame.builder in ("story.query", "story.keys", "story.softmax")]
+    frames = [build_frame(ctx, i, j) for i, j in steps]
+    assert len(steps) >= 3 and len({f.slide for f in frames}) >= 3
+    assert built == [(deck.story.tokens,)]  # once, for every step of the deck
 
 
 def test_bat_has_the_same_row_in_both_sentences(frames) -> None:

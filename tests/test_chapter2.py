@@ -8,11 +8,11 @@ import pytest
 
 from attention_talk.engine import attend
 from attention_talk.frames import build_deck_frames, load_deck
+from attention_talk.frames.contract import STAGE_H, STAGE_W
 from attention_talk.frames.kit.derivations import derive_output, derive_projection, derive_scores, derive_weights
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import STAGE_H, STAGE_W
+from attention_talk.frames.walkthrough.inputs import SENTENCE_MONEY, SENTENCE_RIVER, sentence
 from attention_talk.paths import data_dir
-from attention_talk.walkthrough_inputs import SENTENCE_MONEY, SENTENCE_RIVER, sentence
 from derivation_check import all_derivations, check_all, missing_derivations
 
 DECK_ID = "attention-walkthrough"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from attention_talk.deck import DeckError, deck_files, deck_texts, read_deck, typed_number
-from attention_talk.figures import fill
 from attention_talk.frames import load_deck
+from attention_talk.frames.figures import fill
 from attention_talk.paths import data_dir
 
 

@@ -46,7 +46,7 @@ def test_derive_sum_on_a_residual_and_a_row_sum() -> None:
 
 
 def test_the_checker_catches_a_wrong_derivation() -> None:
-    from attention_talk.frames.model import Frame
+    from attention_talk.frames.contract import Frame
 
     x = np.arange(4.0).reshape(2, 2)
     t = derive_sum(tensor("t", "t", "input", x, (0, 0, 9, 9)), lambda r, c: [("x", float(x[r, c])), ("one", 1.0)],

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from attention_talk.frames import build_deck_frames
-from attention_talk.frames.model import CellDerivation
+from attention_talk.frames.contract import CellDerivation
 
 DECKS = ["attention-step-by-step", "attention-walkthrough"]
 

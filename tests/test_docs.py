@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_talk.frames.model import CellDerivation
+from attention_talk.frames.contract import CellDerivation
 from attention_talk.web.settings import Settings
 from derivation_check import recompute
 

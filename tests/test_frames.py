@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from attention_talk.frames import build_deck_frames
+from attention_talk.frames.contract import STAGE_H, STAGE_W
 from attention_talk.frames.kit.tensors import tensor, window
-from attention_talk.frames.model import STAGE_H, STAGE_W
+from attention_talk.frames.step_by_step.inputs import build_story
 from attention_talk.paths import data_dir
-from attention_talk.story import build_story
 
 DECK = data_dir("slides") / "attention-step-by-step.yaml"
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from attention_talk.frames.model import CellDerivation
+from attention_talk.frames.contract import CellDerivation
 from attention_talk.web import create_app
 from attention_talk.web.settings import Settings
 from derivation_check import recompute

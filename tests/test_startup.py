@@ -20,7 +20,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # What `attention-talk serve` must not import before it answers: each is imported later, by the
 # background warm or by the first request that needs it.
 NOT_AT_START = [
-    "numpy", "attention_talk.playground", "attention_talk.story", "attention_talk.walkthrough_inputs",
+    "numpy", "attention_talk.playground", "attention_talk.frames.step_by_step.inputs",
+    "attention_talk.frames.walkthrough.inputs", "attention_talk.frames.walkthrough",  # chapters' designed inputs
     "attention_talk.engine.attention", "attention_talk.model.forward", "attention_talk.model.runner",
     "gguf", "tokenizers",  # the real model
     "attention_talk.frames.chapters", "attention_talk.frames.kit", "attention_talk.frames.step_by_step",
@@ -79,6 +80,20 @@ print(json.dumps({"modules": sorted(sys.modules), "read": store.is_read, "built"
     assert warmed["read"] is True
     assert warmed["built"] == ["attention-step-by-step", "attention-walkthrough"]  # the designed decks
     assert warmed["waiting"] == ["real-heads"]  # built once the model has loaded (the model router's warm)
+
+
+def test_the_frame_contract_and_the_build_context_need_no_numpy_and_no_chapter() -> None:
+    """The web app's schemas import the Frame contract at start-up, and every builder reads the build
+    context: neither brings in NumPy or a chapter (chapter 1's story model is chapter 1's own)."""
+    loaded = run_python("""
+import json, sys
+import attention_talk.frames.build_context, attention_talk.frames.contract
+print(json.dumps(sorted(sys.modules)))
+""")
+    assert {"attention_talk.frames.contract", "attention_talk.frames.build_context"} <= set(loaded)
+    chapters = ("attention_talk.frames.chapters", "attention_talk.frames.step_by_step",
+                "attention_talk.frames.walkthrough", "attention_talk.frames.real_heads")
+    assert [m for m in loaded if m == "numpy" or m.startswith(chapters)] == []
 
 
 def test_lazy_re_exports_keep_their_meaning() -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attention_talk.engine import attend
-from attention_talk.story import build_story
+from attention_talk.frames.step_by_step.inputs import build_story
 
 TOKENS = ["the", "old", "dog", "sleeps", "by", "the", "fire"]
 
@@ -46,6 +46,6 @@ def test_deterministic_and_seed_dependent(story) -> None:
 
 
 def test_embed_words_matches_the_full_story(story) -> None:
-    from attention_talk.story import embed_words
+    from attention_talk.frames.step_by_step.inputs import embed_words
 
     np.testing.assert_array_equal(embed_words(TOKENS, seed=7), story.x)

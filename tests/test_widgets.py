@@ -19,8 +19,8 @@ from fastapi.testclient import TestClient
 from pydantic import TypeAdapter, ValidationError
 
 from attention_talk.frames import build_deck_frames, load_deck, needs_model
+from attention_talk.frames.contract import Box, FrameBody, Widget
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import Box, FrameBody, Widget
 from attention_talk.frames.widgets import WIDGET_KINDS, WIDGET_TYPES, AnyWidget
 from attention_talk.paths import data_dir
 from attention_talk.web import create_app

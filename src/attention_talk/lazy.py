@@ -3,7 +3,7 @@
 ``engine``, ``model`` and ``frames`` re-export names from submodules that import NumPy or every
 chapter's builders. With ``lazy_exports``, such a submodule is imported only when one of its names is
 first asked for (``from attention_talk.engine import attend``), so importing the package, or a light
-submodule of it (``engine.costs``, ``model.gguf_file``, ``frames.model``), stays light and the
+submodule of it (``engine.costs``, ``model.gguf_file``, ``frames.contract``), stays light and the
 server answers sooner (``tests/test_startup.py`` checks what start-up imports).
 """
 

@@ -10,7 +10,7 @@ but its model figures stay as ``{placeholders}`` until ``prepare_model_deck(deck
 them; ``build_deck_frames`` does that itself (loading the default model when none is given). The
 web store builds such a deck on first request, never at start-up.
 
-Importing this package (or ``frames.model``, the Frame contract the web app's schemas need) does
+Importing this package (or ``frames.contract``, the Frame contract the web app's schemas need) does
 not import the chapters, their builders or NumPy: the functions below do on first use, and so do the
 names ``BUILDERS`` and ``CHAPTERS`` (see ``attention_talk/lazy.py``).
 """
@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from attention_talk.deck import Deck, DeckError, read_deck, read_decks
-from attention_talk.figures import COMMON, FigureSource, prepare_deck
-from attention_talk.frames.model import Frame, FrameBody
+from attention_talk.frames.contract import Frame, FrameBody
+from attention_talk.frames.figures import COMMON, FigureSource, prepare_deck
 from attention_talk.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from attention_talk.frames.build_context import BuildContext
     from attention_talk.frames.chapters import BUILDERS, CHAPTERS
-    from attention_talk.frames.context import BuildContext
 
 lazy_exports(__name__, {"BUILDERS": "chapters", "CHAPTERS": "chapters"})
 
@@ -159,7 +159,7 @@ def build_frame(ctx: BuildContext, slide_index: int, step_index: int) -> Frame:
     body = FrameBody()
     if step.frame is not None:
         b = BUILDERS[step.frame.builder]
-        body = b.func(ctx, b.params_model.model_validate(step.frame.params))
+        body = b.func(b.context.of(ctx), b.params_model.model_validate(step.frame.params))
     return Frame(**dict(body), deck=deck.id, slide=slide.id, slide_number=slide_index + 1,
                  step=step_index + 1, steps=len(slide.steps), caption=step.caption,
                  narration=step.narration, builder=step.frame.builder if step.frame else None)
@@ -169,8 +169,8 @@ def build_deck_frames(deck: Deck, model=None) -> dict[str, list[Frame]]:
     """Every frame of a deck, keyed by slide id. A builder that fails raises DeckError naming the
     slide, the step and the builder. A deck that needs a real model is built with ``model`` (default:
     ``attention_talk.model.load()``, which raises ModelMissing when none is installed)."""
+    from attention_talk.frames.build_context import BuildContext
     from attention_talk.frames.chapters import BUILDERS, CHAPTERS
-    from attention_talk.frames.context import BuildContext
 
     if needs_model(deck):
         if model is None:

@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 from attention_talk.deck import TEMPLATES, Deck
 from attention_talk.engine.costs import PRESETS
-from attention_talk.figures import figures
 from attention_talk.frames import BUILDERS, CHAPTERS, figure_sources, model_chapters
+from attention_talk.frames.figures import figures
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The small types every part of a frame shares: the strict base model, ``Box`` and ``Kind``.
 
-They sit below both ``frames.model`` (the Frame) and ``frames.widgets`` (the widget kinds), so that
+They sit below both ``frames.contract`` (the Frame) and ``frames.widgets`` (the widget kinds), so that
 ``model`` can import the widget union while widgets use ``Box`` without an import loop.
 """
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from attention_talk.frames.contract import Box, Tensor
 from attention_talk.frames.kit.derivations import derive_scores, derive_weights
-from attention_talk.frames.model import Box, Tensor
 from attention_talk.model import Model
 from attention_talk.model.runner import Run
 from attention_talk.playground import run_chain

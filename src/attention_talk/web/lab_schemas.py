@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from attention_talk.frames.model import Derivation
+from attention_talk.frames.contract import Derivation
 from attention_talk.web.model_schemas import MAX_TEXT_CHARS, NextTokenOut
 from attention_talk.web.schemas import MAX_TOKENS, AttentionRequest, Matrix, StrictBody
 

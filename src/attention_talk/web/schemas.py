@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from attention_talk.frames.model import DerivPart, Frame
+from attention_talk.frames.contract import DerivPart, Frame
 from attention_talk.playground_tensors import DEFAULT_INCLUDE, NUMBER_FORMS, TENSORS
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 // The stage's size in stage units (CSS px), for every module that needs it, and how large it is
 // drawn in a window (stageLayout).
-// One source: Python's attention_talk.frames.model.STAGE_W / STAGE_H. The server writes it once
+// One source: Python's attention_talk.frames.contract.STAGE_W / STAGE_H. The server writes it once
 // into the page, <html data-stage-w data-stage-h> (templates/base.html) and the canvas viewBox
 // (templates/slides/matrix.html); prepaint.js turns it into the CSS custom properties --stage-w,
 // --stage-h and --stage-aspect before the first paint; this module reads it for the JS.

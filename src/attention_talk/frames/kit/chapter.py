@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from attention_talk.figures import FigureSource
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.figures import FigureSource
 
 if TYPE_CHECKING:
-    from attention_talk.frames.context import BuildContext
-    from attention_talk.frames.model import FrameBody
+    from attention_talk.frames.contract import FrameBody
 
 
 class Params(BaseModel):
@@ -37,13 +37,16 @@ class Builder:
     params_model: type[BaseModel]
     doc: str
     chapter: str
+    context: type[BuildContext] = BuildContext  # what ``func`` is handed: its chapter's kind of context
 
 
 @dataclass
 class Chapter:
     """``name``: the chapter's id; ``needs``: what its builders read from a deck (one line, shown
     in errors when a builder is used by a deck it cannot draw); ``presets``: the cost-model presets
-    whose sizes its matrices are drawn at (None: any preset).
+    whose sizes its matrices are drawn at (None: any preset); ``context``: the kind of build context
+    its builders read (a ``BuildContext`` extended with the chapter's own inputs, e.g. chapter 1's
+    story model, so the generic context holds nothing of any chapter).
 
     A chapter that reads a real model (``attention_talk.model``) lists its model figure sources in
     ``model_figures`` (``fn(deck, model) -> {name: value}``) and their names in ``model_figure_names``:
@@ -53,6 +56,7 @@ class Chapter:
     name: str
     needs: str = ""
     presets: tuple[str, ...] | None = None
+    context: type[BuildContext] = BuildContext
     figures: list[FigureSource] = field(default_factory=list)
     builders: dict[str, Builder] = field(default_factory=dict)
     model_figures: list[Callable[[Any, Any], dict[str, object]]] = field(default_factory=list)
@@ -68,7 +72,8 @@ class Chapter:
         def register(func):
             if name in self.builders:
                 raise ValueError(f"frame builder {name!r} registered twice")
-            self.builders[name] = Builder(name, func, params, (func.__doc__ or "").strip(), self.name)
+            self.builders[name] = Builder(name, func, params, (func.__doc__ or "").strip(), self.name,
+                                          self.context)
             return func
 
         return register

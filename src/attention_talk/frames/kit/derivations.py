@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from attention_talk.formatting import number
-from attention_talk.frames.model import CellDerivation, Derivation, DerivPart, Tensor, Term
+from attention_talk.frames.contract import CellDerivation, Derivation, DerivPart, Tensor, Term
 
 SHOWN_TERMS = 3  # products shown before "… + (N more terms: sum S)"
 ALL_TERMS_UP_TO = 8  # sums this short are shown in full

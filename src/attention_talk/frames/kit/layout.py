@@ -8,7 +8,7 @@ sprinkled through the maths; the helpers here split an area into rows, columns o
 
 from __future__ import annotations
 
-from attention_talk.frames.model import STAGE_H, STAGE_W, Box
+from attention_talk.frames.contract import STAGE_H, STAGE_W, Box
 
 __all__ = ["BOTTOM", "CONTENT", "LEFT", "RIGHT", "STAGE_H", "STAGE_W", "TOP", "box", "columns", "rows"]
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from attention_talk.frames.model import Box, Highlight, Kind, Tensor
+from attention_talk.frames.contract import Box, Highlight, Kind, Tensor
 
 
 def window(size: int, limit: int) -> list[int]:

@@ -9,11 +9,11 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Note
 from attention_talk.frames.kit.chapter import NoParams, Params
 from attention_talk.frames.kit.layout import box, rows
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.real_heads.analysis import all_weights, analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, display_name

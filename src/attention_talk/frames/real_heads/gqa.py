@@ -8,11 +8,11 @@ from typing import Literal
 
 from attention_talk.engine.costs import Preset, costs
 from attention_talk.formatting import count, number
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Note
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, display_name

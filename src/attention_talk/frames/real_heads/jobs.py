@@ -10,12 +10,12 @@ import numpy as np
 
 from attention_talk.engine import heads as measures
 from attention_talk.engine.attention import causal_mask
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Highlight, Note
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_sum, derive_weights
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import FrameBody, Highlight, Note
 from attention_talk.frames.real_heads.analysis import MEASURE_NAMES, Analysis, Job, analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, percent, picked, sourced, token_labels

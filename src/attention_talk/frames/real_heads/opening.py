@@ -9,12 +9,12 @@ import numpy as np
 
 from attention_talk.engine.costs import costs
 from attention_talk.formatting import count
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Note
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, display_name
 

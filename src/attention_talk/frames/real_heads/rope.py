@@ -15,12 +15,12 @@ import numpy as np
 
 from attention_talk.engine.rope import rope, rope_angles
 from attention_talk.formatting import number
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import CellDerivation, Derivation, FrameBody, Highlight, Note
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, product_sum
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import CellDerivation, Derivation, FrameBody, Highlight, Note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import focus_index, sourced, token_labels

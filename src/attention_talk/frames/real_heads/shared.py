@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from attention_talk.frames.contract import Box, DerivedSource, Kind, Tensor, TensorSource
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import Box, DerivedSource, Kind, Tensor, TensorSource
 
 __all__ = ["cards", "percent", "picked", "sourced"]
 

@@ -1,7 +1,6 @@
 """Chapter 1's frame builders, one module per slide kind; importing the package registers them."""
 
 from attention_talk.frames.step_by_step import (  # noqa: F401  (each module registers its builders)
-    context,
     dense,
     figures,
     growth,
@@ -13,6 +12,7 @@ from attention_talk.frames.step_by_step import (  # noqa: F401  (each module reg
     softmax,
     sources,
     stack,
+    tokens_need_context,
     values,
     whole,
 )

@@ -9,8 +9,8 @@ from typing import Literal
 
 from attention_talk.engine.costs import Costs
 from attention_talk.formatting import count
-from attention_talk.frames.context import BuildContext
-from attention_talk.frames.model import Counter
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import Counter
 from attention_talk.frames.step_by_step.shared import preset
 
 CounterStage = Literal["q1", "q_all", "k_all", "scores", "v_all", "mix", "w_o", "heads", "per_token"]

@@ -10,13 +10,13 @@ import numpy as np
 
 from attention_talk.engine import multi_head
 from attention_talk.engine.costs import Costs
-from attention_talk.figures import preset_figures
 from attention_talk.formatting import count, number, scientific
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.figures import preset_figures
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter, flop_counter
 from attention_talk.frames.step_by_step.shared import preset, stages

@@ -9,12 +9,12 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.formatting import count, number
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection, derive_scores
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import CounterStage, counter
 from attention_talk.frames.step_by_step.shared import causal_attention, reveal_row, stages

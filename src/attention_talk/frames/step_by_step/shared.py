@@ -13,13 +13,13 @@ import numpy as np
 from attention_talk.engine import Attention
 from attention_talk.engine.costs import Costs, costs
 from attention_talk.formatting import count
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import Box, FrameBody, Highlight, Kind, Symbol, Tensor, Widget
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_projection
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import Box, FrameBody, Highlight, Kind, Symbol, Tensor, Widget
 
 Point = tuple[float, float]  # where a symbol (×, =, →) is centred, in stage units
 Stage = TypeVar("Stage", bound=Callable)

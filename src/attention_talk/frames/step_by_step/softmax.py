@@ -9,7 +9,8 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.formatting import count, number
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import Box, FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import (
     derive_output,
@@ -21,7 +22,6 @@ from attention_talk.frames.kit.derivations import (
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import Box, FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import (

@@ -4,11 +4,11 @@ from the deck's figures).
 
 from __future__ import annotations
 
-from attention_talk.figures import COMMON, figures, fill
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.figures import COMMON, figures, fill
 from attention_talk.frames.kit.chapter import NoParams
 from attention_talk.frames.kit.layout import box, rows
-from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 
 SOURCES = [

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.shared import preset
 

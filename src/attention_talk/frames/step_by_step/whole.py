@@ -8,11 +8,11 @@ from typing import Literal
 
 import numpy as np
 
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import causal_attention

@@ -5,5 +5,5 @@ from attention_talk.frames.kit.chapter import Chapter
 CHAPTER = Chapter(
     name="walkthrough",
     presets=("deepseek-v3.2",),
-    needs="the walkthrough's designed inputs (attention_talk.walkthrough_inputs); only the deck's seed "
+    needs="the walkthrough's designed inputs (attention_talk.frames.walkthrough.inputs); only the deck's seed "
           "and preset are read from the deck")

@@ -9,16 +9,16 @@ import numpy as np
 
 from attention_talk.engine import Costs, costs, decode
 from attention_talk.formatting import count, number
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Highlight, Note
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection
 from attention_talk.frames.kit.layout import LEFT, box, columns
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Highlight, Note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.inputs import W_K, W_V
 from attention_talk.frames.walkthrough.shared import band, bars, cards, counter, sentences, to_right
-from attention_talk.walkthrough_inputs import W_K, W_V
 
 _CACHES = columns(box(LEFT, 130, 1080, 400), [1, 1])
 _BILLS = columns(band(470, 260), [1, 1], gap=60)

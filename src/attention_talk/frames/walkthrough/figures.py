@@ -7,7 +7,7 @@ from attention_talk.engine import costs
 from attention_talk.formatting import number, vector
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.heads import two_heads
-from attention_talk.walkthrough_inputs import spec_x
+from attention_talk.frames.walkthrough.inputs import spec_x
 
 
 @CHAPTER.figure_source

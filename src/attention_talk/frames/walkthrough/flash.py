@@ -10,10 +10,10 @@ from pydantic import Field
 
 from attention_talk.engine import FlashAttention, flash_attend
 from attention_talk.formatting import scientific
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Note
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import band, causal_river
 

@@ -9,16 +9,16 @@ import numpy as np
 
 from attention_talk.engine import MultiHead, multi_head
 from attention_talk.formatting import number, shape, vector
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_output, derive_projection, derive_weights
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.inputs import MH_TOKENS, MH_X
 from attention_talk.frames.walkthrough.shared import band, cards, equation_widget, to_right
 from attention_talk.frames.walkthrough.specialists import picker
-from attention_talk.walkthrough_inputs import MH_TOKENS, MH_X
 
 LAYOUT = {
     "X": box(LEFT, 120, 420, 240), "selectors": to_right(540, 130, 260),

@@ -9,16 +9,16 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.engine import attend, causal_mask, padding_mask
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_weights
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.inputs import SOURCE, TARGET, seq2seq
 from attention_talk.frames.walkthrough.shared import band, cards, causal_river, sentences, to_right
-from attention_talk.walkthrough_inputs import SOURCE, TARGET, seq2seq
 
 LAYOUT = {
     "sources": band(120, 230), "selfmap": box(LEFT, 380, 720, 390), "selfnote": to_right(840, 420, 260),

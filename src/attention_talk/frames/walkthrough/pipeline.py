@@ -7,16 +7,16 @@ import numpy as np
 from pydantic import Field
 
 from attention_talk.formatting import shape
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Kind, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_output, derive_projection, derive_scores, derive_weights
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Kind, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.inputs import W_K, W_O, W_Q, W_V, Sentence
 from attention_talk.frames.walkthrough.shared import FEATS, causal_river, to_right
-from attention_talk.walkthrough_inputs import W_K, W_O, W_Q, W_V, Sentence
 
 LAYOUT = {"pipe": box(LEFT, 110, 600, 660), "tensor": to_right(720, 130, 520), "hint": to_right(720, 670, 80)}
 VALUE_COLS = ["1", "2", "3"]

@@ -6,15 +6,15 @@ from __future__ import annotations
 from typing import Literal
 
 from attention_talk.formatting import shape
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection
 from attention_talk.frames.kit.layout import LEFT, box, columns
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import FrameBody, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.inputs import W_K, W_Q, W_V
 from attention_talk.frames.walkthrough.shared import band, cards, sentences
-from attention_talk.walkthrough_inputs import W_K, W_Q, W_V
 
 _MATRICES = columns(box(LEFT, 130, 1470, 420), [1, 1, 1], gap=30)
 _UNDER = columns(band(392, 368), [1, 1, 1], gap=22)  # one computed example under each job's card

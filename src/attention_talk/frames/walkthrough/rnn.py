@@ -8,16 +8,16 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.formatting import number, vector
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Note
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_output
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import FrameBody, Note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.inputs import SOURCE, TARGET, Seq2Seq, seq2seq
 from attention_talk.frames.walkthrough.shared import band, bars, cards, to_right
-from attention_talk.walkthrough_inputs import SOURCE, TARGET, Seq2Seq, seq2seq
 
 LAYOUT = {
     "rnn": band(115, 312),

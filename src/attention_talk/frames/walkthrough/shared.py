@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from attention_talk.engine import Count
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import Box, Counter, Widget
 from attention_talk.frames.kit.layout import LEFT, RIGHT, box
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import Box, Counter, Widget
-from attention_talk.walkthrough_inputs import FEATURES, SENTENCE_MONEY, SENTENCE_RIVER, Sentence, sentence
+from attention_talk.frames.walkthrough.inputs import FEATURES, SENTENCE_MONEY, SENTENCE_RIVER, Sentence, sentence
 
 FEATS = list(FEATURES)
 

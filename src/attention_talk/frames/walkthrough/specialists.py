@@ -1,5 +1,5 @@
 """Section 7, heads that specialise (``walk.specialists``): two designed causal heads over a model
-width of 8 split into two 4-wide heads (``walkthrough_inputs.spec_x`` and ``spec_weights``). One
+width of 8 split into two 4-wide heads (``inputs.spec_x`` and ``spec_weights``). One
 head follows the previous word, the other reaches back to a long-range reference; a head picker
 switches between their maps; each token's output is a blend of rows, not a pointer to one."""
 
@@ -12,16 +12,16 @@ import numpy as np
 
 from attention_talk.engine import MultiHead, multi_head
 from attention_talk.formatting import number, shape, vector
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import Box, FrameBody, Highlight, Note, Tensor, Widget
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.model import Box, FrameBody, Highlight, Note, Tensor, Widget
 from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.inputs import FEATURES, SPEC_COLS, SPEC_TOKENS, spec_weights, spec_x
 from attention_talk.frames.walkthrough.shared import band, bars, to_right
-from attention_talk.walkthrough_inputs import FEATURES, SPEC_COLS, SPEC_TOKENS, spec_weights, spec_x
 
 LAYOUT = {
     "picker": band(120, 640),

@@ -9,15 +9,15 @@ import numpy as np
 
 from attention_talk.engine.costs import costs
 from attention_talk.formatting import count, number, vector
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box, columns, rows
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.inputs import POSITION_STRENGTH, SENTENCE_RIVER, VOCAB, Sentence, embedding_table
 from attention_talk.frames.walkthrough.shared import FEATS, band, bars, cards, sentences, to_right
-from attention_talk.walkthrough_inputs import POSITION_STRENGTH, SENTENCE_RIVER, VOCAB, Sentence, embedding_table
 
 _REAL = costs("deepseek-v3.2").preset  # the real model the talk quotes (cost model: sizes and sources)
 REAL_VOCAB, REAL_WIDTH = _REAL.vocab, _REAL.d_model

@@ -9,7 +9,7 @@ cannot send a view a key it does not know. How to add a kind: see ``Widget``.
 Data models hold exactly the keys the builders send. A field with a default may be left out by a
 builder; it is then left out of the JSON too (see ``WidgetData``), so the JSON is what was passed.
 
-This package imports only ``frames.primitives`` (Box, Kind), so ``frames.model`` can import it.
+This package imports only ``frames.primitives`` (Box, Kind), so ``frames.contract`` can import it.
 """
 
 from __future__ import annotations

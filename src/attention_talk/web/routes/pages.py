@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from attention_talk.deck import Deck
-from attention_talk.frames.model import STAGE_H, STAGE_W
+from attention_talk.frames.contract import STAGE_H, STAGE_W
 from attention_talk.paths import data_dir
 from attention_talk.web.deps import DeckId, StoreDep, get_deck
 from attention_talk.web.keys import KEYS, PRESENTER_KEYS

@@ -3,8 +3,10 @@
 A caption says ``"{d_model} numbers go in, {d_k} come out"``, never ``7,168``: the deck
 holds no number, so changing the preset or the sentence changes every figure the talk states.
 Figures come from figure sources: functions of the deck returning ``{name: value}``. Every deck
-gets ``COMMON`` (its preset and its story); a chapter adds its own sources, and the frames layer
-passes a deck the sources of the chapters whose builders it uses. Integers are printed with
+gets ``COMMON`` (its preset, and its ``story:`` sentence's length and focus word, which every deck
+has: no chapter's inputs are built for them); a chapter adds its own sources
+(``frames/<chapter>/figures.py``), and ``load_deck`` passes a deck the sources of the chapters
+whose builders it uses. Integers are printed with
 thousands separators. ``{{`` and ``}}`` give literal braces.
 """
 
@@ -45,7 +47,8 @@ def preset_figures(deck: Deck) -> dict[str, object]:
 
 
 def story_figures(deck: Deck) -> dict[str, object]:
-    """The story sentence: its length and the token it follows."""
+    """The deck's ``story:`` sentence (words only, no chapter's model): its length and the token it
+    follows. Every deck has one, and decks of several chapters quote them (``{n}``, ``{focus}``)."""
     tokens = deck.story.tokens
     n = len(tokens)
     return {"n": n, "n_cells": n * n, "n2": 2 * n, "n2_cells": 4 * n * n,

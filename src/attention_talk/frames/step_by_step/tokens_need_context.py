@@ -9,14 +9,14 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.formatting import count
-from attention_talk.frames.context import BuildContext
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
-from attention_talk.frames.model import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.step_by_step.chapter import CHAPTER
+from attention_talk.frames.step_by_step.inputs import embed_words
 from attention_talk.frames.step_by_step.shared import causal_attention, embedded, row_of, stages, tokens_widget
-from attention_talk.story import embed_words
 
 AMBIGUOUS = ("the bat flew out of the cave", "he swung the bat at the ball")
 WORD = "bat"

@@ -6,7 +6,7 @@ A tensor's ``values`` hold only its display window (``row_index`` × ``col_index
 
 Widgets (anything drawn that is not a matrix) are typed per kind in ``frames.widgets``; ``Box``,
 ``Kind`` and the strict base model live in ``frames.primitives``, below both, and are re-exported
-here with ``Widget`` so ``from attention_talk.frames.model import Box, Widget`` keeps working.
+here with ``Widget`` so ``from attention_talk.frames.contract import Box, Widget`` works.
 """
 
 from __future__ import annotations
