@@ -96,7 +96,7 @@ def free_port() -> int:
 
 
 def get(url: str) -> tuple[int, bytes]:
-    with urllib.request.urlopen(url, timeout=5) as r:
+    with urllib.request.urlopen(url, timeout=60)  # a ceiling, not a speed test: a loaded machine may take seconds as r:
         return r.status, r.read()
 
 
