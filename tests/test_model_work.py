@@ -26,6 +26,7 @@ from attention_talk.web import create_app
 from attention_talk.web.limits import Gate
 from attention_talk.web.routes.model import model_work
 from attention_talk.web.settings import Settings
+from fresh_loop import run_anyio
 from shared_app import default_store
 
 WORDS = ["the", "old", "dog", "cat", "sat", "by", "warm", "fire", "while", "watched", "from", "quiet", "house",
@@ -184,7 +185,7 @@ def test_a_full_queue_answers_503_at_once_naming_the_wait() -> None:
         assert gate.waiting == 0 and gate.refused == 1
         return refused.value
 
-    exc = anyio.run(main)
+    exc = run_anyio(main)
     assert exc.status_code == 503 and exc.headers == {"Retry-After": "8"}
     assert exc.detail == "busy: all 1 slots for model runs are taken and the queue is full (2 waiting); retry in 8 s"
 
@@ -214,7 +215,7 @@ def test_a_model_route_with_its_queue_full_answers_503_with_retry_after(real_mod
                     fresh_text(21)))
             return answers[0], refused
 
-    queued, refused = anyio.run(main)
+    queued, refused = run_anyio(main)
     assert refused.status_code == 503 and refused.headers["retry-after"] == "30"
     assert refused.json()["message"] == ("busy: all 1 slots for model runs are taken and the queue is full "
                                          "(1 waiting); retry in 30 s")
@@ -231,7 +232,7 @@ def test_a_wait_longer_than_the_timeout_answers_503(real_model) -> None:
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client, model_work(app).gate.slot():
             return await client.post("/api/model/attention", json={"text": "a b"})
 
-    r = anyio.run(main)
+    r = run_anyio(main)
     assert r.status_code == 503 and r.headers["retry-after"] == "1"
     assert r.json()["message"] == "busy: all 1 slots for model runs stayed taken for 0 s; retry in 1 s"
 
@@ -273,7 +274,7 @@ def test_a_request_whose_client_has_gone_is_not_computed(real_model, counted_run
     app = create_app(Settings(), store=default_store())
     text = fresh_text(30 + list(ROUTES).index(path))
     ids = tuple(real_model.tokenize(text))
-    messages = anyio.run(call, app, path, ROUTES[path](text), gone)
+    messages = run_anyio(call, app, path, ROUTES[path](text), gone)
     assert messages[0]["status"] == 499
     assert [run for run in counted_runs if run[1] == ids] == []  # neither a whole pass nor an extension
     assert_nothing_kept(real_model, list(ids))
@@ -300,7 +301,7 @@ def test_a_client_that_leaves_while_queued_frees_its_place_at_once(real_model, c
             messages = await call(app, "/api/model/lab", {"text": text}, leave_once_queued)
             return messages, work.gate.waiting
 
-    messages, waiting_after = anyio.run(main)
+    messages, waiting_after = run_anyio(main)
     assert messages[0]["status"] == 499 and waiting_after == 0
     assert json.loads(messages[1]["body"])["message"] == "client: gone before its turn came"
     assert work.not_started == 1 and work.gate.refused == 0
@@ -335,7 +336,7 @@ def test_a_run_whose_client_leaves_stops_and_the_next_request_computes_it(real_m
             await anyio.sleep(0.01)
         return {"type": "http.disconnect"}
 
-    messages = anyio.run(call, app, "/api/model/lab", body, leave_once_the_run_is_under_way)
+    messages = run_anyio(call, app, "/api/model/lab", body, leave_once_the_run_is_under_way)
     assert messages[0]["status"] == 499
     assert json.loads(messages[1]["body"])["message"] == "client: gone, so its run was stopped before layer 3 of 30"
     assert model_work(app).stopped == 1 and model_work(app).computed == 0

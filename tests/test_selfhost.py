@@ -96,7 +96,8 @@ def free_port() -> int:
 
 
 def get(url: str) -> tuple[int, bytes]:
-    with urllib.request.urlopen(url, timeout=5) as r:
+    # a ceiling, not a speed test: on a loaded machine a page may take seconds
+    with urllib.request.urlopen(url, timeout=60) as r:
         return r.status, r.read()
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import gzip
 import re
 import struct
-from concurrent.futures import ThreadPoolExecutor
 
 import brotli
 import pytest
@@ -14,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from attention_talk.web import create_app
 from attention_talk.web.settings import Settings
+from fresh_loop import run_anyio
 
 DECK = "attention-step-by-step"
 FRAMES = f"/api/decks/{DECK}/slides/attention-map/frames"
@@ -265,15 +265,6 @@ async def never(*_args) -> dict:
     return {}
 
 
-def run_async(fn):
-    """``anyio.run(fn)`` in a thread of its own: the browser tests (Playwright's sync API) may leave
-    an event loop running in the main thread of the same pytest process."""
-    import anyio
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(anyio.run, fn).result()
-
-
 def test_a_slow_body_gets_408() -> None:
     """The body limit's timeout, on the ASGI level (the real socket: test_web_server)."""
     import anyio
@@ -292,7 +283,7 @@ def test_a_slow_body_gets_408() -> None:
             await limit(scope, never, sent.append)
 
     with pytest.raises(Exception) as caught:  # the HTTPException the app's handler turns into JSON
-        run_async(run)
+        run_anyio(run)
     assert caught.value.status_code == 408 and "within 0.2 s" in caught.value.detail
     assert caught.value.headers == {"Connection": "close"}
 
@@ -313,7 +304,7 @@ def test_a_gate_with_no_wait_still_admits_while_a_slot_is_free() -> None:
             got.append(3)
         return got
 
-    assert run_async(run) == [1, 503, 3]
+    assert run_anyio(run) == [1, 503, 3]
 
 
 def test_the_weights_cache_is_bounded_in_bytes() -> None:

@@ -3,7 +3,7 @@
 // relative way up to the site's root (e.g. "../../"), and the frames are plain files
 // (api/decks/<deck>/slides/<slide>/frames.json), so the folder plays from any static host and any
 // sub-path.
-const root = document.documentElement.dataset.root;
+const root = globalThis.document?.documentElement.dataset.root;  // none outside a page (Node tests)
 
 /** True in a static export: no API behind the page (no lab recompute, no rooms). */
 export const staticSite = root !== undefined;
