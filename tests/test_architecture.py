@@ -246,6 +246,97 @@ def test_the_package_root_holds_only_what_every_part_shares() -> None:
         f"{sorted(ROOT_MODULES - root)}: a module used by one part belongs in that part's package")
 
 
+# ---- docs/architecture.md ------------------------------------------------------------------------
+
+PATH_LIKE = re.compile(r"[\w.*-]+(?:/[\w.*-]+)*(?:\.(?:py|js|css|html|md|yaml|toml|json)|/)")
+DOC_BASES = (ROOT, SRC, JS, ROOT / "static" / "css", ROOT / "templates")
+
+
+def doc_mentions(text: str) -> list[tuple[int, list[str]]]:
+    """The paths the doc names (in backticks; in its diagrams, bare), grouped by the table row or
+    paragraph they stand in, each group with its first line: a bare ``attention.py`` in the
+    ``engine/`` row is ``engine/attention.py``. Placeholders (``frames/<chapter>/``) and URLs
+    (``/openapi.json``) are not paths."""
+    groups: list[tuple[int, list[str]]] = []
+    paragraph: tuple[int, list[str]] = (1, [])
+    fenced = False
+    for n, line in enumerate(text.splitlines(), start=1):
+        spans = [s for s in re.findall(r"`([^`]+)`", line) if PATH_LIKE.fullmatch(s)]
+        if line.startswith("```"):
+            fenced = not fenced
+        elif fenced:
+            groups.append((n, [w for w in (w.strip(",.;:()") for w in line.split()) if PATH_LIKE.fullmatch(w)]))
+        elif line.startswith("|") or not line.strip():
+            groups += [paragraph, (n, spans)]
+            paragraph = (n + 1, [])
+        else:
+            paragraph[1].extend(spans)
+    return [g for g in [*groups, paragraph] if g[1]]
+
+
+def doc_path(name: str, context: list[Path]) -> list[Path]:
+    """What ``name`` stands for: relative to the folders named before it in its row or paragraph
+    (the latest first), else to the checkout, the package, static/js, static/css or templates. A
+    ``folder/`` must be a folder, a glob must match."""
+    for base in [*reversed(context), *DOC_BASES]:
+        if "*" in name:
+            hits = sorted(base.glob(name))
+        else:
+            path = base / name.rstrip("/")
+            hits = [path] if (path.is_dir() if name.endswith("/") else path.is_file()) else []
+        if hits:
+            return hits
+    return []
+
+
+@cache
+def doc_paths() -> tuple[dict[Path, str], list[str]]:
+    """Every path the doc names, resolved (path -> how the doc wrote it), and the names that resolve to nothing."""
+    named: dict[Path, str] = {}
+    missing = []
+    for line, group in doc_mentions(DOC.read_text(encoding="utf-8")):
+        context: list[Path] = []
+        for name in group:
+            hits = doc_path(name, context)
+            missing += [] if hits else [f"docs/architecture.md:{line}: {name}"]
+            for hit in hits:
+                named[hit] = name
+                context.append(hit if hit.is_dir() else hit.parent)
+    return named, missing
+
+
+def test_doc_mentions_reads_rows_paragraphs_and_diagrams() -> None:
+    text = ("| `engine/` | `attention.py`, `gqa.py` |\n\nsee `a.py` and\n`views/b.js`, `/x.json`, `f/<c>/`\n"
+            "```\n  ├─▶ web/routes/api.py    JSON: /api/decks\n```\n")
+    assert doc_mentions(text) == [(1, ["engine/", "attention.py", "gqa.py"]), (6, ["web/routes/api.py"]),
+                                  (3, ["a.py", "views/b.js"])]
+    assert doc_path("attention.py", [SRC / "engine"]) == [SRC / "engine" / "attention.py"]
+    assert doc_path("attention.py", []) == [] and doc_path("engine/", []) == [SRC / "engine"]
+
+
+def test_architecture_doc_names_only_paths_that_exist() -> None:
+    _, missing = doc_paths()
+    assert not missing, "docs/architecture.md names paths that do not exist:\n" + "\n".join(missing)
+
+
+def test_architecture_doc_names_every_module() -> None:
+    """Every Python and JS module, by its path or its name in its folder's row (a package's
+    ``__init__.py`` by its folder): a new module gets its line in the same commit."""
+    named, _ = doc_paths()
+    modules = sorted([*SRC.rglob("*.py"), *JS.rglob("*.js")])
+    unnamed = [str(m.relative_to(ROOT)) for m in modules
+               if m not in named and not (m.name == "__init__.py" and m.parent in named)]
+    assert not unnamed, f"docs/architecture.md does not name these modules: {unnamed}"
+
+
+def test_architecture_doc_gives_the_layers_in_order() -> None:
+    chain = re.search(r"`\w+`(?:\s*←\s*`\w+`)+", DOC.read_text(encoding="utf-8"))
+    assert chain, "docs/architecture.md lost its line of layers (`formatting` ← `engine` ← …)"
+    existing = [names[0] for names in LAYERS if (SRC / names[0]).is_dir() or (SRC / f"{names[0]}.py").is_file()]
+    written = re.findall(r"`(\w+)`", chain.group(0))
+    assert written == existing, f"docs/architecture.md gives the layers as {written}, LAYERS as {existing}"
+
+
 IMPORT_RE = re.compile(r"""^\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}/[^'"]+)['"]"""
                        r"""|^\s*import\s+['"](\.{1,2}/[^'"]+)['"]""", re.M)
 
