@@ -212,7 +212,8 @@ def test_the_lab_chain_reports_the_engines_default_scale() -> None:
 
 ENGINE = Path(engine.__file__).resolve().parent
 MESSAGES = ["must be a positive integer", "must divide heads", "scale must be", "mask must",
-            "must have the same width d_k", "contains NaN or infinite values", "heads do not divide"]
+            "must have the same width d_k", "same number of rows n_k", "contains NaN or infinite values",
+            "heads do not divide"]
 
 
 @pytest.mark.parametrize("phrase", MESSAGES)

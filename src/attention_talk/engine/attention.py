@@ -21,22 +21,9 @@ from functools import cached_property
 
 import numpy as np
 
-from attention_talk.engine.checks import check_heads, check_mask, check_matrix, check_scale, check_split, check_widths
+from attention_talk.engine.checks import check_heads, check_mask, check_matrix, check_qkv, check_split
 
 NEG_INF = -np.inf
-
-
-def check_qkv(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float | None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Q, K, V as finite matrices with matching shapes, and the score scale (default 1/√d_k).
-
-    Shared by :func:`attend` and ``flash_attend`` so both reject the same inputs the same way.
-    """
-    q, k, v = check_matrix("Q", q), check_matrix("K", k), check_matrix("V", v)
-    d_k = check_widths(q, k)
-    if v.shape[0] != k.shape[0]:
-        raise ValueError(f"K and V must have the same number of rows n_k: K is {k.shape}, V is {v.shape}")
-    return q, k, v, check_scale(scale, d_k)
 
 
 def softmax(x: np.ndarray, axis: int = -1, temperature: float = 1.0) -> np.ndarray:

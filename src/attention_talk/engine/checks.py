@@ -67,6 +67,17 @@ def check_widths(q: np.ndarray, k: np.ndarray) -> int:
     return q.shape[-1]
 
 
+def check_qkv(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float | None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Q, K, V as finite matrices with matching shapes, and the score scale (default 1/√d_k): the
+    inputs of ``attend`` and ``flash_attend``."""
+    q, k, v = check_matrix("Q", q), check_matrix("K", k), check_matrix("V", v)
+    d_k = check_widths(q, k)
+    if v.shape[0] != k.shape[0]:
+        raise ValueError(f"K and V must have the same number of rows n_k: K is {k.shape}, V is {v.shape}")
+    return q, k, v, check_scale(scale, d_k)
+
+
 def check_scale(scale: float | None, d_k: int) -> float:
     """The factor the scores are multiplied by: 1/√d_k when ``scale`` is None (1 for an empty
     width), else ``scale`` itself, which must be a finite real number. Zero and negative scales are
