@@ -25,6 +25,7 @@ import numpy as np
 import orjson
 
 from attention_talk.engine import Attention, GroupedMaps, grouped_maps, sinusoidal_positions
+from attention_talk.engine.checks import check_heads, check_scale
 from attention_talk.engine.costs import Preset, costs
 
 # The tensor names and sizes live apart, without NumPy: the web app needs them at start-up, this
@@ -219,6 +220,7 @@ def one_blas_thread_per_request() -> None:
 def run_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: bool,
               temperature: float, seed: int) -> Chain:
     """The chain for ``tokens``, nothing computed yet beyond X (see :class:`Chain`)."""
+    check_heads(heads, heads)
     n = len(tokens)
     x = np.stack([token_embedding(t, d_model, seed) for t in tokens])  # (n, d)
     x = x + positions(n, d_model)  # (n, d)
@@ -287,7 +289,7 @@ def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int, digits: int 
     ]
     out = {
         "tokens": chain.tokens, "d_model": d_model, "heads": heads, "d_k": d_k, "digits": digits,
-        "numbers": numbers, "include": [t for t in TENSORS if t in wanted], "scale": float(1.0 / np.sqrt(d_k)),
+        "numbers": numbers, "include": [t for t in TENSORS if t in wanted], "scale": check_scale(None, d_k),
         "per_head": heads_json,
         "costs": chain_costs(len(chain.tokens), d_model=d_model, heads=heads, d_k=d_k),
     }

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
         padding_mask,
         scores,
         softmax,
-        split_heads,
     )
     from attention_talk.engine.decode import Decode, DecodeStep, KVCache, decode, decode_step, decode_step_grouped
     from attention_talk.engine.embeddings import embed, sinusoidal_positions
@@ -43,7 +42,7 @@ if TYPE_CHECKING:
 # The NumPy modules load on first use of one of their names (attention_talk/lazy.py).
 lazy_exports(__name__, {
     **dict.fromkeys(["Attention", "MultiHead", "attend", "causal_mask", "merge_heads", "multi_head",
-                     "padding_mask", "scores", "softmax", "split_heads"], "attention"),
+                     "padding_mask", "scores", "softmax"], "attention"),
     **dict.fromkeys(["Decode", "DecodeStep", "KVCache", "decode", "decode_step", "decode_step_grouped"], "decode"),
     **dict.fromkeys(["embed", "sinusoidal_positions"], "embeddings"),
     **dict.fromkeys(["FlashAttention", "Tile", "flash_attend"], "flash"),
@@ -89,5 +88,4 @@ __all__ = [
     "scores",
     "sinusoidal_positions",
     "softmax",
-    "split_heads",
 ]

@@ -21,36 +21,9 @@ from functools import cached_property
 
 import numpy as np
 
+from attention_talk.engine.checks import check_heads, check_mask, check_matrix, check_qkv, check_split
+
 NEG_INF = -np.inf
-
-
-def _as_matrix(name: str, x: np.ndarray) -> np.ndarray:
-    """Return ``x`` as a finite 2-D float64 array, or raise ValueError naming it."""
-    a = np.asarray(x, dtype=np.float64)
-    if a.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D matrix, got shape {a.shape}")
-    if a.size and not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return a
-
-
-def check_qkv(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float | None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Q, K, V as finite matrices with matching shapes, and the score scale (default 1/√d_k).
-
-    Shared by :func:`attend` and ``flash_attend`` so both reject the same inputs the same way.
-    """
-    q, k, v = _as_matrix("Q", q), _as_matrix("K", k), _as_matrix("V", v)
-    d_k = q.shape[1]
-    if k.shape[1] != d_k:
-        raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
-    if v.shape[0] != k.shape[0]:
-        raise ValueError(f"K and V must have the same number of rows n_k: K is {k.shape}, V is {v.shape}")
-    if scale is None:
-        scale = 1.0 / np.sqrt(d_k) if d_k else 1.0
-    if not np.isfinite(scale):
-        raise ValueError(f"scale must be finite, got {scale!r}")
-    return q, k, v, float(scale)
 
 
 def softmax(x: np.ndarray, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
@@ -121,6 +94,14 @@ def padding_mask(keep: int | np.ndarray | list, n_q: int | None = None, *, total
     return np.tile(row, (n_q, 1))  # (n_q, n_k)
 
 
+def additive_mask(n_q: int, n_k: int, *, causal: bool = False, mask: np.ndarray | None = None) -> np.ndarray:
+    """The mask the scaled scores get, (n_q, n_k): the causal mask when ``causal``, plus ``mask``
+    (checked by ``checks.check_mask``) when given; zeros when neither."""
+    full = causal_mask(n_q, n_k) if causal else np.zeros((n_q, n_k))  # (n_q, n_k)
+    extra = check_mask(mask, n_q, n_k)
+    return full if extra is None else full + extra
+
+
 @dataclass(frozen=True)
 class Attention:
     """Every intermediate of one scaled dot-product attention."""
@@ -162,14 +143,7 @@ def attend(
     q, k, v, scale = check_qkv(q, k, v, scale)
     n_q, n_k = q.shape[0], k.shape[0]
 
-    full_mask = causal_mask(n_q, n_k) if causal else np.zeros((n_q, n_k))  # (n_q, n_k)
-    if mask is not None:
-        m = np.asarray(mask, dtype=np.float64)
-        if m.shape != (n_q, n_k):
-            raise ValueError(f"mask must have shape (n_q, n_k) = {(n_q, n_k)}, got {m.shape}")
-        if np.isnan(m).any() or (m == np.inf).any():
-            raise ValueError("mask must contain only finite values or -inf")
-        full_mask = full_mask + m
+    full_mask = additive_mask(n_q, n_k, causal=causal, mask=mask)  # (n_q, n_k)
 
     s = scores(q, k)  # (n_q, n_k)
     scaled = s * scale  # (n_q, n_k)
@@ -202,24 +176,9 @@ class MultiHead:
         return np.sum(self.head_outputs, axis=0)
 
 
-def split_heads(w: np.ndarray, heads: int) -> list[np.ndarray]:
-    """Split a (d, h·d_k) projection into h column blocks of shape (d, d_k)."""
-    return np.split(w, heads, axis=1)
-
-
 def merge_heads(outputs: list[np.ndarray]) -> np.ndarray:
     """Concatenate head outputs (each (n, d_v)) side by side into (n, h·d_v)."""
     return np.concatenate(outputs, axis=1)
-
-
-def check_heads(heads: int, kv_heads: int) -> int:
-    """Query heads per key/value head (h / h_kv), or ValueError: both positive, h_kv divides h."""
-    for name, value in (("heads", heads), ("kv_heads", kv_heads)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if heads % kv_heads:
-        raise ValueError(f"kv_heads = {kv_heads} must divide heads = {heads}")
-    return heads // kv_heads
 
 
 def multi_head(
@@ -246,10 +205,10 @@ def multi_head(
     With ``context`` given, keys and values come from it (cross-attention); otherwise from ``x``.
     """
     kv_heads = heads if kv_heads is None else kv_heads
-    check_heads(heads, kv_heads)
-    x = _as_matrix("X", x)
-    src = x if context is None else _as_matrix("context", context)
-    w_q, w_k, w_v, w_o = (_as_matrix(nm, w) for nm, w in
+    group = check_heads(heads, kv_heads)  # query heads per key/value head
+    x = check_matrix("X", x)
+    src = x if context is None else check_matrix("context", context)
+    w_q, w_k, w_v, w_o = (check_matrix(nm, w) for nm, w in
                           (("W_Q", w_q), ("W_K", w_k), ("W_V", w_v), ("W_O", w_o)))
     d = x.shape[1]
     if src.shape[1] != d:
@@ -257,8 +216,7 @@ def multi_head(
     for name, w, blocks in (("W_Q", w_q, heads), ("W_K", w_k, kv_heads), ("W_V", w_v, kv_heads)):
         if w.shape[0] != d:
             raise ValueError(f"{name} must have {d} rows to match X {x.shape}, got shape {w.shape}")
-        if w.shape[1] % blocks:
-            raise ValueError(f"{name} has {w.shape[1]} columns, which {blocks} heads do not divide")
+        check_split(name, w.shape[1], blocks)
     if w_q.shape[1] // heads != w_k.shape[1] // kv_heads:
         raise ValueError(f"W_Q and W_K must have the same width per head: {w_q.shape} for {heads} heads "
                          f"vs {w_k.shape} for {kv_heads}")
@@ -269,7 +227,6 @@ def multi_head(
     k_all = src @ w_k  # (n_k, h_kv·d_k)
     v_all = src @ w_v  # (n_k, h_kv·d_v)
     k_heads, v_heads = np.split(k_all, kv_heads, axis=1), np.split(v_all, kv_heads, axis=1)
-    group = heads // kv_heads  # query heads per key/value head
     results = [
         attend(q, k_heads[i // group], v_heads[i // group], causal=causal, mask=mask, scale=scale,
                temperature=temperature)

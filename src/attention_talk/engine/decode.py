@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_talk.engine.attention import Attention, _as_matrix, attend
-from attention_talk.engine.gqa import GroupedAttention, check_groups, grouped_attend
+from attention_talk.engine.attention import Attention, attend
+from attention_talk.engine.checks import check_heads, check_matrix, check_widths
+from attention_talk.engine.gqa import GroupedAttention, grouped_attend
 
 
 class KVCache:
@@ -105,7 +106,7 @@ def decode_step(q_row: np.ndarray, k_row: np.ndarray, v_row: np.ndarray, cache: 
     q = np.asarray(q_row, dtype=np.float64).reshape(1, -1)  # (1, d_k)
     if q.shape[1] != cache.d_k:
         raise ValueError(f"query row must have width d_k = {cache.d_k}, got shape {np.shape(q_row)}")
-    _as_matrix("query row", q)
+    check_matrix("query row", q)
     position = len(cache)
     cache.append(k_row, v_row)
     result = attend(q, cache.keys, cache.values, scale=scale)  # weights (1, t), output (1, d_v)
@@ -117,12 +118,11 @@ def decode(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float | None =
 
     Row i of the result equals row i of ``attend(q, k, v, causal=True).output``.
     """
-    q, k, v = _as_matrix("Q", q), _as_matrix("K", k), _as_matrix("V", v)
+    q, k, v = check_matrix("Q", q), check_matrix("K", k), check_matrix("V", v)
     if not (q.shape[0] == k.shape[0] == v.shape[0]):
         raise ValueError(f"Q, K and V must have one row per token: Q is {q.shape}, K is {k.shape}, "
                          f"V is {v.shape}")
-    if q.shape[1] != k.shape[1]:
-        raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
+    check_widths(q, k)
     cache = KVCache(d_k=k.shape[1], d_v=v.shape[1])
     steps = [decode_step(q[t], k[t], v[t], cache, scale=scale) for t in range(q.shape[0])]
     output = np.array([s.output for s in steps]).reshape(q.shape[0], v.shape[1])  # (n, d_v)
@@ -146,7 +146,7 @@ def decode_step_grouped(q_rows: np.ndarray, k_rows: np.ndarray, v_rows: np.ndarr
     if len(caches) != k_rows.shape[0] or len(caches) != v_rows.shape[0]:
         raise ValueError(f"one cache per key/value head: {len(caches)} caches for K {k_rows.shape}, "
                          f"V {v_rows.shape}")
-    check_groups(q.shape[0], len(caches))
+    check_heads(q.shape[0], len(caches))
     for cache, k_row, v_row in zip(caches, k_rows, v_rows, strict=True):
         cache.append(k_row, v_row)
     keys = np.stack([c.keys for c in caches])  # (g, t, d_k)

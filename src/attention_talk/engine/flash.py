@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_talk.engine.attention import check_qkv
+from attention_talk.engine.checks import check_qkv
 
 
 @dataclass(frozen=True)

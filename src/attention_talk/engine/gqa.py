@@ -23,20 +23,16 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from attention_talk.engine.attention import Attention, causal_mask, check_heads, softmax
+from attention_talk.engine.attention import Attention, additive_mask, softmax
+from attention_talk.engine.checks import check_heads, check_scale, check_stack, check_widths
 
 
 def kv_head_of(head: int, heads: int, kv_heads: int) -> int:
     """The key/value head that query ``head`` reads: head // (heads / kv_heads)."""
-    check_groups(heads, kv_heads)
+    check_heads(heads, kv_heads)
     if not 0 <= head < heads:
         raise ValueError(f"head must be between 0 and {heads - 1}, got {head}")
     return head // (heads // kv_heads)
-
-
-def check_groups(heads: int, kv_heads: int) -> int:
-    """r = heads / kv_heads, or ValueError when kv_heads does not divide heads."""
-    return check_heads(heads, kv_heads)
 
 
 @dataclass(frozen=True)
@@ -92,15 +88,6 @@ class GroupedAttention(GroupedMaps):
         return self.output.transpose(1, 0, 2).reshape(n_q, h * d_v)
 
 
-def _as_heads(name: str, x: np.ndarray) -> np.ndarray:
-    a = np.asarray(x, dtype=np.float64)
-    if a.ndim != 3:
-        raise ValueError(f"{name} must have shape (heads, rows, width), got {a.shape}")
-    if a.size and not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return a
-
-
 def grouped_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool = False,
                    mask: np.ndarray | None = None, scale: float | None = None,
                    temperature: float = 1.0) -> GroupedAttention:
@@ -110,11 +97,10 @@ def grouped_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool 
     ``mask`` (n_q, n_k) is additive and shared by the heads; ``causal`` adds the causal mask (with
     n_k > n_q the queries are the last n_q positions, as when decoding with a cache).
     """
-    q, k, v = _as_heads("Q", q), _as_heads("K", k), _as_heads("V", v)
+    q, k, v = check_stack("Q", q), check_stack("K", k), check_stack("V", v)
     (h, n_q, _), (g, n_k, _) = q.shape, k.shape
-    r = check_groups(h, g)
-    if k.shape[2] != q.shape[2]:
-        raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
+    r = check_heads(h, g)
+    check_widths(q, k)
     if v.shape[:2] != (g, n_k):
         raise ValueError(f"V must have one head and row per K head and row: K is {k.shape}, V is {v.shape}")
     maps = grouped_maps(q, k, causal=causal, mask=mask, scale=scale, temperature=temperature)
@@ -126,20 +112,12 @@ def grouped_maps(q: np.ndarray, k: np.ndarray, *, causal: bool = False, mask: np
                  scale: float | None = None, temperature: float = 1.0) -> GroupedMaps:
     """softmax(Q_i K_gᵀ · scale + M) for every query head i and its group g, batched: the maps of
     :func:`grouped_attend` without multiplying by V (``q`` (h, n_q, d_k), ``k`` (g, n_k, d_k))."""
-    q, k = _as_heads("Q", q), _as_heads("K", k)
-    (h, n_q, d_k), (g, n_k, _) = q.shape, k.shape
-    r = check_groups(h, g)
-    if k.shape[2] != d_k:
-        raise ValueError(f"Q and K must have the same width d_k: Q is {q.shape}, K is {k.shape}")
-    scale = (1.0 / np.sqrt(d_k) if d_k else 1.0) if scale is None else float(scale)
-    if not np.isfinite(scale):
-        raise ValueError(f"scale must be finite, got {scale!r}")
-    full_mask = causal_mask(n_q, n_k) if causal else np.zeros((n_q, n_k))  # (n_q, n_k)
-    if mask is not None:
-        m = np.asarray(mask, dtype=np.float64)
-        if m.shape != (n_q, n_k) or np.isnan(m).any() or (m == np.inf).any():
-            raise ValueError(f"mask must be (n_q, n_k) = {(n_q, n_k)} of finite values or -inf, got {m.shape}")
-        full_mask = full_mask + m
+    q, k = check_stack("Q", q), check_stack("K", k)
+    (h, n_q, _), (g, n_k, _) = q.shape, k.shape
+    r = check_heads(h, g)
+    d_k = check_widths(q, k)
+    scale = check_scale(scale, d_k)
+    full_mask = additive_mask(n_q, n_k, causal=causal, mask=mask)  # (n_q, n_k)
     grouped_q = q.reshape(g, r, n_q, d_k)  # (g, r, n_q, d_k): the r heads of each group together
     s = (grouped_q @ k[:, None].swapaxes(-1, -2)).reshape(h, n_q, n_k)  # (h, n_q, n_k)
     scaled = s * scale  # (h, n_q, n_k)
