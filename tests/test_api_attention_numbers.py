@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attention_talk import playground
+from attention_talk.lab import chain as playground
 
 API_JS = Path(__file__).resolve().parents[1] / "static" / "js" / "lab" / "api.js"
 PER_HEAD = ["q", "k", "v", "scores", "masked", "weights", "output"]

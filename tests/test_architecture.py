@@ -114,8 +114,8 @@ def test_no_python_import_loop() -> None:
 
 
 LAYERS = ["attention_talk.formatting", "attention_talk.engine", "attention_talk.model", "attention_talk.deck",
-          "attention_talk.figures", "attention_talk.frames", "attention_talk.rooms", "attention_talk.web",
-          "attention_talk.export"]
+          "attention_talk.figures", "attention_talk.frames", "attention_talk.lab", "attention_talk.rooms",
+          "attention_talk.web", "attention_talk.export"]
 
 
 def layer_of(mod: str) -> int | None:

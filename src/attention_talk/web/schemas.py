@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from attention_talk.frames.model import DerivPart, Frame
-from attention_talk.playground_tensors import DEFAULT_INCLUDE, NUMBER_FORMS, TENSORS
+from attention_talk.lab.sizes import DEFAULT_INCLUDE, NUMBER_FORMS, TENSORS
 
 if TYPE_CHECKING:
     from attention_talk.deck import Deck

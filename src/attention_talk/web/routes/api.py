@@ -10,7 +10,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
 
 from attention_talk.engine.costs import PRESETS, costs
-from attention_talk.playground_tensors import response_numbers
+from attention_talk.lab.sizes import response_numbers
 from attention_talk.web.compression import cached_json, compress_fast
 from attention_talk.web.deps import DeckDep, SettingsDep, SlideId, StoreDep
 from attention_talk.web.responses import JSON
@@ -90,7 +90,7 @@ async def attention(req: AttentionRequest, request: Request, settings: SettingsD
 def attention_body(req: AttentionRequest, d_k: int, accept_encoding: str) -> tuple[bytes, str | None]:
     """The response bytes, compressed as the client accepts (blocking: runs in a worker thread).
     orjson writes the NumPy arrays directly, far faster than validating them again."""
-    from attention_talk.playground import (  # NumPy: on the first request, not at start-up
+    from attention_talk.lab.chain import (  # NumPy: on the first request, not at start-up
         chain_json,
         one_blas_thread_per_request,
         run_chain,

@@ -23,11 +23,11 @@ router = APIRouter(default_response_class=JSON, responses=ERRORS)
 
 
 def _data():
-    """``web/lab_data.py`` (NumPy, the frames kit, the model's runner): imported by the first lab
+    """``lab/cells.py`` (NumPy, the frames kit, the model's runner): imported by the first lab
     request, not at start-up."""
-    from attention_talk.web import lab_data
+    from attention_talk.lab import cells
 
-    return lab_data
+    return cells
 
 
 def ok(model: type) -> dict:

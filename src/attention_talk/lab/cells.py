@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attention_talk.frames.kit.derivations import derive_scores, derive_weights
 from attention_talk.frames.model import Box, Tensor
+from attention_talk.lab.chain import run_chain
 from attention_talk.model import Model
 from attention_talk.model.runner import Run
-from attention_talk.playground import run_chain
-from attention_talk.web.lab_schemas import AttentionCellRequest, ModelCellRequest, ModelLabRequest
+
+if TYPE_CHECKING:
+    from attention_talk.web.lab_schemas import AttentionCellRequest, ModelCellRequest, ModelLabRequest
 
 LAB_WANT = ("weights", "q", "k", "scores")
 LABELS = {"scores": "S = Q·Kᵀ", "masked": "S/√d_k + M", "weights": "A = softmax(S/√d_k + M)"}

@@ -29,11 +29,11 @@ from attention_talk.engine.costs import Preset, costs
 
 # The tensor names and sizes live apart, without NumPy: the web app needs them at start-up, this
 # module only on its first request (re-exported here).
-from attention_talk.playground_tensors import DEFAULT_INCLUDE as DEFAULT_INCLUDE
-from attention_talk.playground_tensors import NUMBER_FORMS as NUMBER_FORMS
-from attention_talk.playground_tensors import PER_HEAD, TENSORS
-from attention_talk.playground_tensors import WHOLE as WHOLE
-from attention_talk.playground_tensors import response_numbers as response_numbers
+from attention_talk.lab.sizes import DEFAULT_INCLUDE as DEFAULT_INCLUDE
+from attention_talk.lab.sizes import NUMBER_FORMS as NUMBER_FORMS
+from attention_talk.lab.sizes import PER_HEAD, TENSORS
+from attention_talk.lab.sizes import WHOLE as WHOLE
+from attention_talk.lab.sizes import response_numbers as response_numbers
 
 
 @lru_cache(maxsize=4096)

@@ -1,6 +1,6 @@
 """What ``POST /api/attention`` can return, and how many numbers that is: the tensor names and
 ``response_numbers``, without NumPy, so the web app's schemas and its size check are ready at
-start-up while ``playground.py`` (the chain itself, NumPy) loads on the first request."""
+start-up while ``chain.py`` (the chain itself, NumPy) loads on the first request."""
 
 from __future__ import annotations
 
