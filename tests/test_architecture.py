@@ -3,8 +3,9 @@
 - no source file (Python or JS) over 400 lines, no Python function over 60 lines (the JS limits
   are eslint's ``max-lines`` and ``max-lines-per-function``, run by ``make lint``);
 - no import loop among the project's Python modules, nor among the JS folders;
-- layers import downwards only: engine ← model ← deck ← figures ← frames ← rooms ← web ← export (rooms,
-  the live rooms, sits beside web: web imports it, it imports nothing of web).
+- layers import downwards only: engine ← model ← deck ← figures ← frames ← lab ← rooms ← web ← export
+  (lab, the lab's maths, sits above the frames kit it explains cells with and below web; rooms, the
+  live rooms, sits beside web: web imports it, it imports nothing of web).
 """
 
 from __future__ import annotations

@@ -1,29 +1,20 @@
-"""The lab's numbers: the real model's view of one sentence (one head in full, every head as a small
-map) and the derivation of any one cell, for the real model or the illustrative chain of
-``POST /api/attention``. Blocking NumPy work: the routes run it in a worker thread.
+"""The cells the lab explains: one cell of one head's scores (Q·Kᵀ), masked scores or weights, with
+the parts that add up to it, as the talk's derivation panels draw them (``frames/kit/derivations.py``),
+for the illustrative chain (``chain_cell``) or the real model (``model_view.model_cell``).
 
-Every lab request runs the model with the same ``want`` (LAB_WANT), so the model's cache of recent
-texts answers a change of head, layer or cell without running the model again.
+Blocking NumPy work on plain arguments: the web layer validates a request, then runs these in a
+worker thread. A request that validates alone but does not fit the sentence or the model raises
+``FieldError``, whose message names the field ('row: …'): the routes answer it with a 422.
 """
 
 from __future__ import annotations
-
-import base64
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attention_talk.frames.kit.derivations import derive_scores, derive_weights
 from attention_talk.frames.model import Box, Tensor
-from attention_talk.lab.chain import run_chain
-from attention_talk.model import Model
-from attention_talk.model.runner import Run
+from attention_talk.lab.chain import illustrative_chain
 
-if TYPE_CHECKING:
-    from attention_talk.web.lab_schemas import AttentionCellRequest, ModelCellRequest, ModelLabRequest
-
-LAB_WANT = ("weights", "q", "k", "scores")
 LABELS = {"scores": "S = Q·Kᵀ", "masked": "S/√d_k + M", "weights": "A = softmax(S/√d_k + M)"}
 
 
@@ -39,45 +30,6 @@ def check_index(field: str, value: int, count: int, what: str) -> None:
 def causal_mask(n: int) -> np.ndarray:
     """0 on and below the diagonal, −∞ above it: (n, n)."""
     return np.where(np.tri(n, dtype=bool), 0.0, -np.inf)
-
-
-def _json(a: np.ndarray, digits: int) -> np.ndarray:
-    """Rounded, −∞ as NaN (orjson writes null)."""
-    return np.round(np.where(np.isneginf(a), np.nan, a), digits)
-
-
-def pooled_grid(run: Run, layers: int, heads: int, cells: int) -> dict:
-    """Every head's weights cut into ``cells`` × ``cells`` blocks, each the block's largest weight
-    (a one-token stripe stays visible), as bytes round(255 · w), base64."""
-    n = len(run.ids)
-    m = min(cells, n)
-    starts = (np.arange(m) * n) // m  # first token of each block
-    maps = np.stack([run.head(layer, h).weights for layer in range(layers) for h in range(heads)])  # (L·h, n, n)
-    pooled = np.maximum.reduceat(np.maximum.reduceat(maps, starts, axis=1), starts, axis=2)  # (L·h, m, m)
-    data = np.rint(np.clip(pooled, 0.0, 1.0) * 255).astype(np.uint8)
-    return {"cells": m, "starts": starts.tolist(), "layers": layers, "heads": heads, "encoding": "uint8-base64",
-            "data": base64.b64encode(data.tobytes()).decode("ascii")}
-
-
-def model_lab(model: Model, req: ModelLabRequest, cancel: Callable[[], bool] | None = None) -> dict:
-    """The body of POST /api/model/lab; FieldError for a layer or head the model lacks (``cancel``:
-    asked between the model's layers, see ``Model.run``)."""
-    c = model.config
-    check_index("layer", req.layer, c.layers, "layers")
-    check_index("head", req.head, c.heads, "query heads")
-    run = model.run(req.text, want=LAB_WANT, cancel=cancel)
-    maps = run.head(req.layer, req.head)
-    n = len(run.ids)
-    scale = 1.0 / float(np.sqrt(c.head_dim))
-    masked = maps.scores * scale + causal_mask(n)  # (n, n)
-    return {
-        "tokens": run.tokens, "ids": run.ids, "layers": c.layers, "heads": c.heads, "kv_heads": c.kv_heads,
-        "head_dim": c.head_dim, "layer": req.layer, "head": req.head, "kv_head": maps.kv_head, "scale": scale,
-        "scores": _json(maps.scores, req.digits), "masked": _json(masked, req.digits),
-        "weights": _json(maps.weights, req.digits),
-        "next_tokens": [{"token": t.token, "id": t.id, "p": t.p} for t in run.next_tokens],
-        "grid": pooled_grid(run, c.layers, c.heads, req.grid) if req.grid else None,
-    }
 
 
 def _one_cell(name: str, tokens: list[str], r: int, c: int, value: float) -> Tensor:
@@ -109,25 +61,13 @@ def derive_cell(name: str, tokens: list[str], r: int, c: int, *, q: np.ndarray, 
     return {"tensor": name, "label": LABELS[name], "derivation": t.derivation.model_dump(mode="json")}
 
 
-def model_cell(model: Model, req: ModelCellRequest, cancel: Callable[[], bool] | None = None) -> dict:
-    """The body of POST /api/model/derivation (``cancel`` as in ``model_lab``)."""
-    c = model.config
-    check_index("layer", req.layer, c.layers, "layers")
-    check_index("head", req.head, c.heads, "query heads")
-    run = model.run(req.text, want=LAB_WANT, cancel=cancel)
-    maps = run.head(req.layer, req.head)
-    scale = 1.0 / float(np.sqrt(c.head_dim))
-    masked = maps.scores * scale + causal_mask(len(run.ids))
-    return derive_cell(req.tensor, run.tokens, req.row, req.col, q=maps.q, k=maps.k, scale=scale,
-                       masked=masked, logits=masked, weights=maps.weights)
-
-
-def attention_cell(req: AttentionCellRequest) -> dict:
-    """The body of POST /api/attention/derivation: the chain of POST /api/attention, one cell."""
-    check_index("head", req.head, req.heads, "heads")
-    d_k = req.d_k or req.d_model // req.heads
-    chain = run_chain(req.token_list, d_model=req.d_model, heads=req.heads, d_k=d_k, causal=req.causal,
-                      temperature=req.temperature, seed=req.seed)
-    h = chain.head(req.head)
-    return derive_cell(req.tensor, chain.tokens, req.row, req.col, q=h.q, k=h.k, scale=h.scale, masked=h.masked,
+def chain_cell(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: bool, temperature: float,
+               seed: int, head: int, tensor: str, row: int, col: int) -> dict:
+    """One cell of head ``head`` (0-based) of the illustrative chain of these tokens and settings
+    (the body of POST /api/attention/derivation)."""
+    check_index("head", head, heads, "heads")
+    chain = illustrative_chain(tokens, d_model=d_model, heads=heads, d_k=d_k, causal=causal,
+                               temperature=temperature, seed=seed)
+    h = chain.head(head)
+    return derive_cell(tensor, chain.tokens, row, col, q=h.q, k=h.k, scale=h.scale, masked=h.masked,
                        logits=h.masked / h.temperature, weights=h.weights, temperature=h.temperature)
