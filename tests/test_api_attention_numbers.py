@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attention_talk import playground
+from attention_talk.lab import chain, wire
+from attention_talk.lab.sizes import TENSORS
 
 API_JS = Path(__file__).resolve().parents[1] / "static" / "js" / "lab" / "api.js"
 PER_HEAD = ["q", "k", "v", "scores", "masked", "weights", "output"]
@@ -31,10 +32,10 @@ def naive_chain(tokens: list[str], d_model: int, heads: int, causal: bool, tempe
     positions and projections), none of the engine's maths."""
     d_k = d_model // heads
     n = len(tokens)
-    pe = playground.positions(n, d_model)
-    x = [[float(playground.token_embedding(t, d_model, seed)[j] + pe[i][j]) for j in range(d_model)]
+    pe = chain.positions(n, d_model)
+    x = [[float(chain.token_embedding(t, d_model, seed)[j] + pe[i][j]) for j in range(d_model)]
          for i, t in enumerate(tokens)]
-    w_q, w_k, w_v, w_o = (w.tolist() for w in playground.projections(d_model, heads, d_k, seed))
+    w_q, w_k, w_v, w_o = (w.tolist() for w in chain.projections(d_model, heads, d_k, seed))
 
     def times(a: list[list[float]], w: list[list[float]], cols: range) -> list[list[float]]:
         return [[math.fsum(a[i][m] * w[m][c] for m in range(len(w))) for c in cols] for i in range(len(a))]
@@ -72,7 +73,7 @@ def as_tensor(body: dict, name: str) -> np.ndarray:
                        min_size=1, max_size=7),
        shape=st.sampled_from([(8, 2), (12, 3), (16, 4), (6, 1)]), causal=st.booleans(),
        temperature=st.sampled_from([0.5, 1.0, 2.5]), seed=st.integers(0, 2**32 - 1),
-       digits=st.integers(1, 8), include=st.sets(st.sampled_from(playground.TENSORS), min_size=1))
+       digits=st.integers(1, 8), include=st.sets(st.sampled_from(TENSORS), min_size=1))
 def test_scaled_numbers_are_the_oracle_in_units_of_ten_to_minus_digits(
         client, tokens, shape, causal, temperature, seed, digits, include) -> None:
     d_model, heads = shape
@@ -115,28 +116,28 @@ def test_numbers_too_large_for_exact_integers_stay_floats() -> None:
     integers: then the tensor is written as floats of the same integral values (1e+18), exact to a
     double, and −∞ as null."""
     a = np.array([[1_000.0, -np.inf], [0.5, 2.0]])
-    big = playground.scaled(a, 15)
+    big = wire.scaled(a, 15)
     assert big.dtype == np.float64
-    written = orjson.dumps(playground.json_value(big), option=orjson.OPT_SERIALIZE_NUMPY)
+    written = orjson.dumps(wire.json_value(big), option=orjson.OPT_SERIALIZE_NUMPY)
     assert written == b"[[1e+18,null],[500000000000000.0,2000000000000000.0]]"
     assert orjson.loads(written) == [[10**18, None], [5 * 10**14, 2 * 10**15]]
-    small = playground.scaled(a, 4)
+    small = wire.scaled(a, 4)
     assert small.dtype == np.int64
-    assert orjson.loads(orjson.dumps({"m": playground.json_value(small)}, option=orjson.OPT_SERIALIZE_NUMPY)) == \
+    assert orjson.loads(orjson.dumps({"m": wire.json_value(small)}, option=orjson.OPT_SERIALIZE_NUMPY)) == \
         {"m": [[10_000_000, None], [5_000, 20_000]]}
 
 
 def test_only_the_tensors_asked_for_are_computed() -> None:
-    playground._projections.pop((16, 4, 4, 1), None)  # drawn afresh, whatever ran before
-    chain = playground.run_chain(["a", "b", "c", "d"], d_model=16, heads=4, d_k=4, causal=True,
-                                 temperature=1.0, seed=1)
-    playground.chain_json(chain, d_model=16, heads=4, d_k=4, digits=4, include=["weights"], numbers="scaled")
-    assert {"q", "k", "maps"} <= set(vars(chain)) and not {"v", "output", "concat", "final"} & set(vars(chain))
-    assert not chain.weights.drawn_all  # the maps alone: W_V and W_O not even drawn
-    head = chain.head(2)  # every intermediate of one head, as engine.attend gives it
+    chain._projections.pop((16, 4, 4, 1), None)  # drawn afresh, whatever ran before
+    layer = chain.illustrative_chain(["a", "b", "c", "d"], d_model=16, heads=4, d_k=4, causal=True,
+                                     temperature=1.0, seed=1)
+    wire.chain_json(layer, d_model=16, heads=4, d_k=4, digits=4, include=["weights"], numbers="scaled")
+    assert {"q", "k", "maps"} <= set(vars(layer)) and not {"v", "output", "concat", "final"} & set(vars(layer))
+    assert not layer.weights.drawn_all  # the maps alone: W_V and W_O not even drawn
+    head = layer.head(2)  # every intermediate of one head, as engine.attend gives it
     naive = naive_chain(["a", "b", "c", "d"], 16, 4, True, 1.0, 1)
     assert head.output == pytest.approx(np.array(naive["output"][2]), abs=1e-12)
-    assert chain.final == pytest.approx(np.array(naive["final"]), abs=1e-12)
+    assert layer.final == pytest.approx(np.array(naive["final"]), abs=1e-12)
 
 
 def eager_projections(d_model: int, heads: int, d_k: int, seed: int) -> list[np.ndarray]:
@@ -153,7 +154,7 @@ def eager_projections(d_model: int, heads: int, d_k: int, seed: int) -> list[np.
 def test_projections_drawn_lazily_are_the_eager_draw_in_any_order(shape, seed, order) -> None:
     """W_V and W_O are drawn when first asked for, from the generator's state after W_K: the very
     numbers of drawing all four in a row, whichever is asked for first; all read-only."""
-    w = playground.Projections(*shape, seed)
+    w = chain.Projections(*shape, seed)
     assert not w.drawn_all
     expected = dict(zip(["w_q", "w_k", "w_v", "w_o"], eager_projections(*shape, seed), strict=True))
     for name in order:
@@ -167,7 +168,7 @@ def test_projections_drawn_lazily_are_the_eager_draw_in_any_order(shape, seed, o
 def test_two_threads_asking_for_w_v_at_once_share_one_draw() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    w = playground.Projections(512, 8, 64, 31337)
+    w = chain.Projections(512, 8, 64, 31337)
     with ThreadPoolExecutor(8) as pool:
         got = list(pool.map(lambda _: (w.w_v, w.w_o), range(16)))
     assert all(v is got[0][0] and o is got[0][1] for v, o in got)

@@ -36,9 +36,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("engine",),
     ("model",),
     ("deck", "mathml"),
-    ("figures",),
-    ("frames", "story", "walkthrough_inputs"),  # story.py, walkthrough_inputs.py: chapter inputs (issue 28)
-    ("lab", "playground", "playground_tensors"),  # playground*.py: the lab's chain, moving into lab/ (issue 28)
+    ("frames",),
+    ("lab",),  # the lab's maths: above the frames kit it explains cells with, below web
     ("rooms",),  # beside web: web imports it, it imports nothing of web
     ("web",),
     ("export",),
@@ -235,9 +234,6 @@ def test_no_python_import_loop() -> None:
     assert cycle is None, "an import loop:\n" + "\n".join(str(where[e]) for e in pairwise(cycle))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 28 moves playground.py and playground_tensors.py (into lab/), story.py and walkthrough_inputs.py "
-    "(into their chapters) and figures.py (into frames/) out of the package root; remove this mark once they have"))
 def test_the_package_root_holds_only_what_every_part_shares() -> None:
     assert len(ROOT_MODULES) <= MAX_ROOT_MODULES
     root = {path.stem for path in SRC.glob("*.py")}

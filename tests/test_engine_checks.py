@@ -34,10 +34,10 @@ W = np.eye(D)
 
 
 def lab_chain(heads: int, **kw) -> object:
-    """The lab's chain (``run_chain`` takes plain arguments, as the engine does)."""
-    from attention_talk.playground import run_chain
+    """The lab's chain (``illustrative_chain`` takes plain arguments, as the engine does)."""
+    from attention_talk.lab.chain import illustrative_chain
 
-    return run_chain(["a", "b", "c", "d"], d_model=8, heads=heads, d_k=2, causal=True, temperature=1.0,
+    return illustrative_chain(["a", "b", "c", "d"], d_model=8, heads=heads, d_k=2, causal=True, temperature=1.0,
                      seed=3, **kw).maps
 
 
@@ -203,9 +203,10 @@ def test_multi_head_refuses_heads_that_do_not_divide_a_projection(w_q, w_k, w_v,
 
 
 def test_the_lab_chain_reports_the_engines_default_scale() -> None:
-    from attention_talk.playground import chain_json, run_chain
+    from attention_talk.lab.chain import illustrative_chain
+    from attention_talk.lab.wire import chain_json
 
-    chain = run_chain(["a", "b"], d_model=8, heads=2, d_k=3, causal=False, temperature=1.0, seed=1)
+    chain = illustrative_chain(["a", "b"], d_model=8, heads=2, d_k=3, causal=False, temperature=1.0, seed=1)
     body = chain_json(chain, d_model=8, heads=2, d_k=3, include=["weights"])
     assert body["scale"] == chain.maps.scale == 1 / np.sqrt(3)
 

@@ -20,12 +20,14 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # What `attention-talk serve` must not import before it answers: each is imported later, by the
 # background warm or by the first request that needs it.
 NOT_AT_START = [
-    "numpy", "attention_talk.playground", "attention_talk.frames.step_by_step.inputs",
+    "numpy", "attention_talk.frames.step_by_step.inputs",
     "attention_talk.frames.walkthrough.inputs", "attention_talk.frames.walkthrough",  # chapters' designed inputs
+    "attention_talk.lab.chain", "attention_talk.lab.wire", "attention_talk.lab.cells",  # the lab's NumPy code
+    "attention_talk.lab.model_view",
     "attention_talk.engine.attention", "attention_talk.model.forward", "attention_talk.model.runner",
     "gguf", "tokenizers",  # the real model
     "attention_talk.frames.chapters", "attention_talk.frames.kit", "attention_talk.frames.step_by_step",
-    "attention_talk.frames.real_heads", "attention_talk.web.lab_data",  # builders and the lab's NumPy code
+    "attention_talk.frames.real_heads",  # builders
     "yaml", "latex2mathml",  # reading decks
     "jinja2", "segno",  # pages and QR codes
     "redis", "playwright", "rich", "attention_talk.export", "hypothesis",  # never needed to serve
@@ -75,7 +77,8 @@ store = app.state.store
 print(json.dumps({"modules": sorted(sys.modules), "read": store.is_read, "built": sorted(store.decks),
                   "waiting": sorted(store.pending)}))
 """)
-    assert {"numpy", "attention_talk.playground", "attention_talk.web.lab_data", "jinja2",
+    assert {"numpy", "attention_talk.lab.chain", "attention_talk.lab.wire", "attention_talk.lab.cells",
+            "attention_talk.lab.model_view", "jinja2",
             "attention_talk.frames.chapters"} <= set(warmed["modules"])
     assert warmed["read"] is True
     assert warmed["built"] == ["attention-step-by-step", "attention-walkthrough"]  # the designed decks

@@ -211,7 +211,7 @@ def raw_post(client, url: str, body: dict, **headers) -> tuple:
 def test_worst_case_attention_response_is_bounded(client) -> None:
     """The largest request that passes (every field at its maximum, 15 digits, the largest include
     under the cap) stays under 7 MB; the hostile tester's 35.6 MB one is a 422."""
-    from attention_talk.playground import response_numbers
+    from attention_talk.lab.sizes import response_numbers
 
     big = {"tokens": [f"w{i}" for i in range(64)], "d_model": 512, "digits": 15, "seed": 5}
     everything = ["q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]
@@ -309,13 +309,13 @@ def test_a_gate_with_no_wait_still_admits_while_a_slot_is_free() -> None:
 
 def test_the_weights_cache_is_bounded_in_bytes() -> None:
     """A new seed per request cannot grow memory: recent weights are kept up to a byte budget."""
-    from attention_talk import playground
+    from attention_talk.lab import chain
 
     for seed in range(10_000, 10_012):  # 12 × 8 MB of weights drawn
-        w = playground.projections(512, 8, 64, seed)
-    assert playground.projections(512, 8, 64, seed) is w  # the latest is kept
-    kept = sum(w.nbytes for w in playground._projections.values())  # the four matrices, drawn or not
-    assert 0 < kept <= playground.PROJECTION_CACHE_BYTES
+        w = chain.projections(512, 8, 64, seed)
+    assert chain.projections(512, 8, 64, seed) is w  # the latest is kept
+    kept = sum(w.nbytes for w in chain._projections.values())  # the four matrices, drawn or not
+    assert 0 < kept <= chain.PROJECTION_CACHE_BYTES
 
 
 # ---------------------------------------------------------------------------------------------

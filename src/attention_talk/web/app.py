@@ -30,7 +30,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                   lifespan=lifespan,  # routes prepared, decks read and built once the server answers
                   redirect_slashes=False,  # RelativeRedirects does it without trusting the Host header
                   description="An animated talk on transformer attention; every number computed "
-                              "by a NumPy engine. Frames, decks, costs and a live attention API.")
+                              "by a NumPy engine. Frames, decks, costs, the illustrative chain and the real model.")
     app.state.settings = settings
     app.state.store = store or Store.load(settings.decks_dir, settings.model_path, eager=False)
     app.state.attention_gate = Gate(settings.attention_concurrency, settings.attention_queue_timeout,

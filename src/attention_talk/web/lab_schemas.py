@@ -1,7 +1,7 @@
 """Request and response models of the lab's routes (``web/routes/lab.py``): the real model's view for
 one sentence (one head in full, every head as a small map) and one cell's derivation, for either
-source. Cross-field checks (a head the model lacks, a row past the last token) are made by the
-routes, which answer 422 naming the field."""
+source. Cross-field checks (a head the model lacks, a row past the last token) are made by the lab's
+maths (``lab/``, ``FieldError``), which the routes answer with a 422 naming the field."""
 
 from __future__ import annotations
 

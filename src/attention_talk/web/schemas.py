@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from attention_talk.frames.contract import DerivPart, Frame
-from attention_talk.playground_tensors import DEFAULT_INCLUDE, NUMBER_FORMS, TENSORS
+from attention_talk.lab.sizes import DEFAULT_INCLUDE, NUMBER_FORMS, TENSORS, head_width
 
 if TYPE_CHECKING:
     from attention_talk.deck import Deck
@@ -25,9 +25,9 @@ Matrix = list[list[float | None]]
 MAX_TOKENS = 64
 MAX_D_MODEL = 512
 TensorName = Literal["q", "k", "v", "scores", "masked", "weights", "output", "concat", "final"]
-assert get_args(TensorName) == TENSORS, "TensorName must list playground.TENSORS, in order"
+assert get_args(TensorName) == TENSORS, "TensorName must list lab.sizes.TENSORS, in order"
 NumberForm = Literal["scaled", "decimal"]
-assert get_args(NumberForm) == NUMBER_FORMS, "NumberForm must list playground.NUMBER_FORMS, in order"
+assert get_args(NumberForm) == NUMBER_FORMS, "NumberForm must list lab.sizes.NUMBER_FORMS, in order"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -41,7 +41,8 @@ class StrictBody(BaseModel):
 
 
 class AttentionRequest(StrictBody):
-    """Tokens and settings for one multi-head attention layer with random projections."""
+    """Tokens and settings for the illustrative chain: one multi-head attention layer with seeded
+    random projections."""
 
     tokens: list[Annotated[str, Field(min_length=1, max_length=40)]] | None = Field(
         default=None, min_length=1, max_length=MAX_TOKENS, description="The tokens, in order.")
@@ -98,6 +99,11 @@ class AttentionRequest(StrictBody):
     @property
     def token_list(self) -> list[str]:
         return self.tokens if self.tokens is not None else (self.text or "").split()
+
+    def chain_settings(self) -> dict[str, Any]:
+        """The chain's settings as the plain arguments of ``lab.illustrative_chain`` (d_k resolved)."""
+        return {"d_model": self.d_model, "heads": self.heads, "d_k": head_width(self.d_model, self.heads, self.d_k),
+                "causal": self.causal, "temperature": self.temperature, "seed": self.seed}
 
 
 # ---------------------------------------------------------------------------------------------

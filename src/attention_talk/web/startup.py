@@ -85,10 +85,13 @@ async def prepare_routes(app: FastAPI) -> None:
 
 
 def import_request_modules() -> None:
-    """Import what the first requests need and start-up left out: NumPy with the live attention
-    chain and the lab's code, and the Jinja templates (each page compiled)."""
-    import attention_talk.playground
-    import attention_talk.web.lab_data  # noqa: F401
+    """Import what the first requests need and start-up left out: NumPy with the lab's maths (the
+    illustrative chain, its wire form, the cells it explains, the real model's views), and the Jinja
+    templates (each page compiled)."""
+    import attention_talk.lab.cells
+    import attention_talk.lab.chain
+    import attention_talk.lab.model_view
+    import attention_talk.lab.wire  # noqa: F401
     from attention_talk.web.routes.pages import templates
 
     templates.compile_pages()
@@ -99,10 +102,10 @@ def settle() -> None:
     garbage collector's sight (``gc.freeze``); otherwise each full collection walks the ~100,000
     objects of the app and its frames (measured on 2 busy cores: 50–240 ms in the middle of a
     POST /api/attention, its p99; after the freeze, 0.2 ms). Then BLAS goes to one thread for good
-    (``playground.one_blas_thread_per_request``: the server's parallelism is its requests)."""
+    (``lab.one_blas_thread_per_request``: the server's parallelism is its requests)."""
     import gc
 
-    from attention_talk.playground import one_blas_thread_per_request
+    from attention_talk.lab.chain import one_blas_thread_per_request
 
     gc.collect()
     gc.freeze()

@@ -1,6 +1,6 @@
 // Talking to the server without ever letting an old answer win. Every request gets a sequence
 // number; an answer is handed on only if no newer answer was handed on before it. The illustrative
-// source is cheap, so a newer request aborts the one in flight (AbortController); the real model
+// chain is cheap, so a newer request aborts the one in flight (AbortController); the real model
 // runs one text at a time on the server and cannot be stopped there, so at most one of its requests
 // is in flight and only the newest waiting one follows it (typing fast never queues stale runs).
 import { readJson } from "../lib/fetch-json.js";

@@ -1,5 +1,5 @@
 // The form on the left: it shows a state (write) and says what the student changed (read). The head
-// pickers are radio groups: the illustrative layer's heads, and the model's query heads drawn in
+// pickers are radio groups: the illustrative chain's heads, and the model's query heads drawn in
 // their key/value groups (heads 0–2 share key/value head 0, and so on).
 import { number } from "../lib/format.js";
 import { D_MODELS, HEAD_COUNTS } from "./state.js";

@@ -11,7 +11,7 @@ import { MapView } from "./map.js";
 import { Panel, renderNext, renderTokens, Tabs } from "./panels.js";
 import { cellRequest, clamp, MODEL_LIMITS, parse, request, same, serialize } from "./state.js";
 
-// ms after the last key stroke (debounce). The illustrative engine answers in a few ms, so it is
+// ms after the last key stroke (debounce). The illustrative chain answers in a few ms, so it is
 // asked at once (a newer key stroke aborts the request in flight); the model takes tens to hundreds
 // of ms and runs one text at a time: a key stroke while it is idle asks at once, one while it is
 // busy waits for a pause in the typing (and api.js keeps at most one of its requests in flight,
@@ -91,7 +91,7 @@ class Lab {
     }
     this.modelAvailable = false;
     const why = body?.message ?? `GET /api/model answered ${status}`;
-    this.controls.setModelAvailable(false, `The real model is not installed here, so only the illustrative source ` +
+    this.controls.setModelAvailable(false, `The real model is not installed here, so only the illustrative chain ` +
       `works. To add it: ${why.replace(/^model: /, "")}.`);
     if (this.state.source === "model") {
       this.go({ ...this.state, source: "illustrative", head: 0 }, "replace");
@@ -188,7 +188,7 @@ class Lab {
     $("lab-count").textContent = `${n} of 64 tokens`;
     this.status(state.source === "model"
       ? `${n} tokens through SmolLM2-135M · layer ${state.layer}, head ${state.head} (shares K/V head ${body.kv_head})`
-      : `${n} tokens · illustrative layer, d_model ${state.d_model}, head ${state.head} of ${state.heads}`);
+      : `${n} tokens · illustrative chain, d_model ${state.d_model}, head ${state.head} of ${state.heads}`);
     root.dataset.painted = serialize(state);
     root.dispatchEvent(new CustomEvent("labpainted", { detail: { seq: job.seq, state } }));
   }

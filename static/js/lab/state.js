@@ -1,5 +1,5 @@
 // The lab's whole state, and its one home: the query string. `/lab?text=...&source=model&layer=3&head=5`
-// (layer and head 0-based, as in the API) plus the illustrative engine's settings (d_model, heads,
+// (layer and head 0-based, as in the API) plus the illustrative chain's settings (d_model, heads,
 // causal, temperature, seed) and the map shown (map=scores|masked|weights). Parsing never throws:
 // a value out of range falls back to its default, so any URL opens a working lab.
 
@@ -48,7 +48,7 @@ export function parse(search) {
   };
 }
 
-/** Keep the state inside what the source can show: a head the illustrative layer has, a layer and
+/** Keep the state inside what the source can show: a head the illustrative chain has, a layer and
  * head the model has (`limits` from GET /api/model). */
 export function clamp(state, limits = MODEL_LIMITS) {
   const s = { ...state };
@@ -85,7 +85,7 @@ export function same(a, b) {
   return serialize(a) === serialize(b);
 }
 
-/** The request that computes a state: [url, body]. The illustrative source asks /api/attention for
+/** The request that computes a state: [url, body]. The illustrative chain asks /api/attention for
  * every head's three maps; the model one head in full and every head as a small map. */
 export function request(state) {
   if (state.source === "model") {

@@ -1,4 +1,5 @@
-"""JSON API: decks, frames, the live attention chain, the cost model (health: ``health.py``)."""
+"""JSON API: decks, frames, the illustrative chain (its maths: ``lab/``), the cost model (health:
+``health.py``)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import orjson
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
 
+from attention_talk import lab
 from attention_talk.engine.costs import PRESETS, costs
-from attention_talk.playground_tensors import response_numbers
+from attention_talk.lab.sizes import too_large
 from attention_talk.web.compression import cached_json, compress_fast
 from attention_talk.web.deps import DeckDep, SettingsDep, SlideId, StoreDep
 from attention_talk.web.responses import JSON
@@ -71,14 +73,14 @@ async def slide_derivations(deck: DeckDep, slide: SlideId, store: StoreDep, requ
 
 @router.post("/api/attention", tags=["engine"], responses={**ok(AttentionChain), **BUSY})
 async def attention(req: AttentionRequest, request: Request, settings: SettingsDep) -> Response:
-    """The chain for your tokens: per head (``per_head[i]``, whose ``head`` is i, 0-based as in
-    /api/attention/derivation and the model routes) q, k, v, scores, masked, weights, output; then the
-    concatenation, the final output and the costs. Only the tensors named in ``include`` come back
-    (default: the weights), at most ATTENTION_TALK_MAX_RESPONSE_NUMBERS numbers, written as integers in
-    units of 10^-digits unless ``numbers`` is "decimal".
+    """The illustrative chain for your tokens (seeded random weights): per head (``per_head[i]``, whose
+    ``head`` is i, 0-based as in /api/attention/derivation and the model routes) q, k, v, scores, masked,
+    weights, output; then the concatenation, the final output and the costs. Only the tensors named in
+    ``include`` come back (default: the weights), at most ATTENTION_TALK_MAX_RESPONSE_NUMBERS numbers,
+    written as integers in units of 10^-digits unless ``numbers`` is "decimal".
     The work runs in a worker thread, at most ATTENTION_TALK_ATTENTION_CONCURRENCY at once; when
     every slot stays busy, 503 with Retry-After."""
-    d_k = req.d_k or req.d_model // req.heads
+    d_k = req.chain_settings()["d_k"]
     refuse_if_too_large(req, d_k, settings.max_response_numbers)
     async with request.app.state.attention_gate.slot():
         body, coding = await anyio.to_thread.run_sync(
@@ -90,39 +92,19 @@ async def attention(req: AttentionRequest, request: Request, settings: SettingsD
 def attention_body(req: AttentionRequest, d_k: int, accept_encoding: str) -> tuple[bytes, str | None]:
     """The response bytes, compressed as the client accepts (blocking: runs in a worker thread).
     orjson writes the NumPy arrays directly, far faster than validating them again."""
-    from attention_talk.playground import (  # NumPy: on the first request, not at start-up
-        chain_json,
-        one_blas_thread_per_request,
-        run_chain,
-    )
-
-    one_blas_thread_per_request()
-    chain = run_chain(req.token_list, d_model=req.d_model, heads=req.heads, d_k=d_k, causal=req.causal,
-                      temperature=req.temperature, seed=req.seed)
-    data = chain_json(chain, d_model=req.d_model, heads=req.heads, d_k=d_k, digits=req.digits,
-                      include=req.include, numbers=req.numbers)
+    lab.one_blas_thread_per_request()  # lab's NumPy modules load here, on the first request or with the warm
+    chain = lab.illustrative_chain(req.token_list, **req.chain_settings())
+    data = lab.chain_json(chain, d_model=req.d_model, heads=req.heads, d_k=d_k, digits=req.digits,
+                          include=req.include, numbers=req.numbers)
     return compress_fast(orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY), accept_encoding)
 
 
 def refuse_if_too_large(req: AttentionRequest, d_k: int, limit: int) -> None:
     """422 naming the fields to reduce when the response would hold more than ``limit`` numbers."""
-    n = len(req.token_list)
-    numbers = response_numbers(n, d_model=req.d_model, heads=req.heads, d_k=d_k, include=req.include)
-    if numbers <= limit:
-        return
-    wanted = set(req.include)
-    fields = [f"tokens ({n})"]
-    if wanted - {"final"}:
-        fields.append(f"heads ({req.heads})")
-    if wanted & {"q", "k", "v", "output", "concat"}:
-        fields.append(f"d_k ({d_k})")
-    if "final" in wanted:
-        fields.append(f"d_model ({req.d_model})")
-    names = ", ".join(f.split()[0] for f in fields)
-    message = (f"{names}, include: the response would hold {numbers:,} numbers, more than the limit of "
-               f"{limit:,}; reduce {', '.join(fields)} or include fewer tensors ({', '.join(sorted(wanted))})")
-    raise HTTPException(status_code=422, detail={
-        "message": message, "numbers": numbers, "limit": limit, "reduce": [*names.split(", "), "include"]})
+    detail = too_large(len(req.token_list), d_model=req.d_model, heads=req.heads, d_k=d_k, include=req.include,
+                       limit=limit)
+    if detail is not None:
+        raise HTTPException(status_code=422, detail=detail)
 
 
 @router.get("/api/costs", tags=["engine"], response_model=Costs)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 
+from attention_talk import lab
 from attention_talk.model import INSTALL_HINT, Loader, ModelFileError, ModelMissing, loader
 from attention_talk.web.limits import Gate
 from attention_talk.web.model_schemas import MAX_WEIGHTS, ModelAttention, ModelAttentionRequest, ModelInfo
@@ -183,29 +184,6 @@ async def model_info(request: Request) -> dict:
             "work": model_work(request.app).counts()}
 
 
-def attention_json(model: Model, req: ModelAttentionRequest, cancel: Callable[[], bool] | None = None) -> dict:
-    """Run the text and shape the maps asked for; ValueError ('layers: …') for a bad request."""
-    import numpy as np  # with the model's runner: on the first request, not at start-up
-
-    from attention_talk.model.runner import pick
-
-    n = len(model.tokenize(req.text))
-    layers, heads = pick("layers", req.layers, model.config.layers), pick("heads", req.heads, model.config.heads)
-    cells = len(layers) * len(heads) * n * n
-    if cells > MAX_WEIGHTS:
-        raise ValueError(f"layers: {len(layers)} layers × {len(heads)} heads × {n}² tokens = {cells:,} weights, "
-                         f"at most {MAX_WEIGHTS:,} per request; ask for fewer layers or heads, or a shorter text")
-    run = model.run(req.text, layers=layers, heads=heads, cancel=cancel)
-
-    def head(layer: int, h: int) -> dict:
-        maps = run.head(layer, h)
-        return {"head": h, "kv_head": maps.kv_head, "weights": np.round(maps.weights, req.digits)}
-
-    return {"tokens": run.tokens, "ids": run.ids,
-            "layers": [{"layer": layer, "heads": [head(layer, h) for h in heads]} for layer in layers],
-            "next_tokens": [{"token": t.token, "id": t.id, "p": t.p} for t in run.next_tokens]}
-
-
 @router.post("/api/model/attention", responses={200: {"model": ModelAttention, "description": "Successful Response"},
                                                 **BUSY, **UNAVAILABLE})
 async def model_attention(req: ModelAttentionRequest, request: Request) -> JSON:
@@ -215,7 +193,8 @@ async def model_attention(req: ModelAttentionRequest, request: Request) -> JSON:
     tokens, and at most 262,144 weights (layers × heads × tokens²) per response: a 422 naming the
     field otherwise. Texts asked for recently are answered from a cache. One run at a time: when the
     queue is full or the wait too long, 503 with Retry-After."""
-    return await run_model(request, attention_json, req)  # ValueError, TokenizerError too: 'text: …', 'layers: …'
+    maps = partial(lab.model_maps, **req.model_dump(), max_weights=MAX_WEIGHTS)
+    return await run_model(request, maps)  # ValueError, TokenizerError too: 'text: …', 'layers: …'
 
 
 async def load_model(request: Request) -> Model:

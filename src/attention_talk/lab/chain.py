@@ -1,15 +1,12 @@
-"""The live attention API's maths: the whole multi-head chain for a user's own tokens.
+"""The illustrative chain: one multi-head attention layer over a user's own tokens, with seeded
+random weights (the lab's illustrative source, ``POST /api/attention`` and its derivations).
 
 Token embeddings are random but stable: a token's row depends only on the seed and the token's
 text, so the same word gets the same starting row wherever it stands. Positions are added with
 Vaswani's sinusoidal encoding. Projections are drawn from ``default_rng(seed)`` with variance
-1/d_model (so scores stay in a readable range).
-
-A response carries only the tensors its request names in ``include`` (``TENSORS``; by default
-``DEFAULT_INCLUDE``: the weights alone), and ``response_numbers`` counts the numbers a request
-would return before any work is done, so the web layer can refuse one that is too large. Only the
-tensors asked for are computed (the maps need Q and K alone), and their numbers are written as
-integers in units of 10^-digits by default (``NUMBER_FORMS``: "scaled", or "decimal").
+1/d_model (so scores stay in a readable range). Each tensor is computed when first asked for (the
+maps need Q and K alone); ``wire.py`` writes the ones a request names, ``sizes.py`` counts them
+before any work is done.
 """
 
 from __future__ import annotations
@@ -17,24 +14,14 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 
 import numpy as np
-import orjson
 
 from attention_talk.engine import Attention, GroupedMaps, grouped_maps, sinusoidal_positions
-from attention_talk.engine.checks import check_heads, check_scale
+from attention_talk.engine.checks import check_heads
 from attention_talk.engine.costs import Preset, costs
-
-# The tensor names and sizes live apart, without NumPy: the web app needs them at start-up, this
-# module only on its first request (re-exported here).
-from attention_talk.playground_tensors import DEFAULT_INCLUDE as DEFAULT_INCLUDE
-from attention_talk.playground_tensors import NUMBER_FORMS as NUMBER_FORMS
-from attention_talk.playground_tensors import PER_HEAD, TENSORS
-from attention_talk.playground_tensors import WHOLE as WHOLE
-from attention_talk.playground_tensors import response_numbers as response_numbers
 
 
 @lru_cache(maxsize=4096)
@@ -142,7 +129,7 @@ def projections(d_model: int, heads: int, d_k: int, seed: int) -> Projections:
 
 
 @dataclass(frozen=True)
-class Chain:
+class IllustrativeChain:
     """One multi-head layer over the tokens, each tensor computed when first asked for: the
     attention maps need Q and K only, so a request for the weights never draws W_V or W_O, nor
     multiplies by them."""
@@ -196,7 +183,7 @@ class Chain:
                          output=self.output[i], temperature=m.temperature)
 
     def tensor(self, name: str) -> np.ndarray:
-        """One of TENSORS: per head (h, n, ·), or for the layer (n, ·)."""
+        """One of ``sizes.TENSORS``: per head (h, n, ·), or for the layer (n, ·)."""
         if name in ("scores", "masked", "weights"):
             return getattr(self.maps, name)
         return getattr(self, name)
@@ -217,15 +204,15 @@ def one_blas_thread_per_request() -> None:
     one_blas_thread_for_good()
 
 
-def run_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: bool,
-              temperature: float, seed: int) -> Chain:
-    """The chain for ``tokens``, nothing computed yet beyond X (see :class:`Chain`)."""
+def illustrative_chain(tokens: list[str], *, d_model: int, heads: int, d_k: int, causal: bool,
+                       temperature: float, seed: int) -> IllustrativeChain:
+    """The chain for ``tokens``, nothing computed yet beyond X (see :class:`IllustrativeChain`)."""
     check_heads(heads, heads)
     n = len(tokens)
     x = np.stack([token_embedding(t, d_model, seed) for t in tokens])  # (n, d)
     x = x + positions(n, d_model)  # (n, d)
-    return Chain(tokens, x, projections(d_model, heads, d_k, seed), heads=heads, causal=causal,
-                 temperature=float(temperature))
+    return IllustrativeChain(tokens, x, projections(d_model, heads, d_k, seed), heads=heads, causal=causal,
+                             temperature=float(temperature))
 
 
 def chain_costs(n: int, *, d_model: int, heads: int, d_k: int) -> dict[str, dict]:
@@ -240,61 +227,3 @@ def chain_costs(n: int, *, d_model: int, heads: int, d_k: int) -> dict[str, dict
         "attention_map_cells": c.attention_map_cells(n),
     }
     return {k: v.to_dict() for k, v in out.items()}
-
-
-NULL = np.iinfo(np.int64).min  # stands for −∞ (a masked score) among integers; written as null
-SAFE = 2.0**53  # integers up to this size are exact in every JSON reader (a double's mantissa)
-
-
-def decimal(a: np.ndarray, digits: int) -> np.ndarray:
-    """``a`` rounded to ``digits`` decimals, −∞ as NaN (orjson writes NaN as null)."""
-    return np.round(np.where(np.isneginf(a), np.nan, a), digits)
-
-
-def scaled(a: np.ndarray, digits: int) -> np.ndarray:
-    """``a`` in units of 10^-digits, rounded to integers (0.1234 → 1234 with 4 digits): about half
-    the bytes of the decimals, and quicker to write. −∞ becomes ``NULL`` (null once written). Should
-    any number reach 2^53 (never at the sizes allowed but with 12 digits or more), the integers stay
-    floats, which JSON writes as 2000000000000000.0 or 1e+18: the same numbers, still exact to a double."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        units = np.rint(a * 10.0**digits)
-    minus_inf = np.isneginf(a)
-    finite = units[~minus_inf]
-    if finite.size and not np.abs(finite).max() < SAFE:
-        return np.where(minus_inf, np.nan, units)
-    ints = np.where(minus_inf, 0.0, units).astype(np.int64)
-    ints[minus_inf] = NULL
-    return ints
-
-
-def json_value(a: np.ndarray) -> np.ndarray | orjson.Fragment:
-    """A (C-contiguous) array as orjson writes it: integers standing for −∞ become null."""
-    if a.dtype == np.int64 and (a == NULL).any():
-        return orjson.Fragment(orjson.dumps(a, option=orjson.OPT_SERIALIZE_NUMPY).replace(
-            str(NULL).encode(), b"null"))
-    return a
-
-
-def chain_json(chain: Chain, *, d_model: int, heads: int, d_k: int, digits: int = 15,
-               include: Iterable[str] = TENSORS, numbers: str = "decimal") -> dict:
-    """The response body: only the tensors named in ``include``, each rounded to ``digits``, as
-    decimals or as integers in units of 10^-digits (``numbers``, one of NUMBER_FORMS). Only the
-    tensors asked for are computed (see :class:`Chain`)."""
-    wanted = set(include)
-    form = scaled if numbers == "scaled" else decimal
-    stacks = {name: form(chain.tensor(name), digits) for name in TENSORS if name in wanted}
-    heads_json = [
-        {"head": i, **{name: json_value(stacks[name][i]) for name in PER_HEAD if name in wanted}}
-        for i in range(heads)
-    ]
-    out = {
-        "tokens": chain.tokens, "d_model": d_model, "heads": heads, "d_k": d_k, "digits": digits,
-        "numbers": numbers, "include": [t for t in TENSORS if t in wanted], "scale": check_scale(None, d_k),
-        "per_head": heads_json,
-        "costs": chain_costs(len(chain.tokens), d_model=d_model, heads=heads, d_k=d_k),
-    }
-    if "concat" in wanted:
-        out["concat"] = json_value(stacks["concat"])
-    if "final" in wanted:
-        out["output"] = json_value(stacks["final"])
-    return out
