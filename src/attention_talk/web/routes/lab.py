@@ -5,19 +5,17 @@ as a small map, the next tokens, in one answer per keystroke) and one cell's der
 
 from __future__ import annotations
 
-from functools import partial
-
-import anyio
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from attention_talk.model import TokenizerError
 from attention_talk.web.deps import SettingsDep
 from attention_talk.web.lab_schemas import AttentionCellRequest, Cell, ModelCellRequest, ModelLab, ModelLabRequest
+from attention_talk.web.model_work import UNAVAILABLE, run_model
+from attention_talk.web.offload import off_loop
 from attention_talk.web.responses import JSON
-from attention_talk.web.routes.model import UNAVAILABLE, run_model
-from attention_talk.web.routes.pages import templates
 from attention_talk.web.schemas import BUSY, ERRORS
+from attention_talk.web.templates import templates
 
 router = APIRouter(default_response_class=JSON, responses=ERRORS)
 
@@ -43,7 +41,7 @@ def lab(request: Request) -> HTMLResponse:
 async def _answer(fn, *args) -> JSON:
     """``fn(*args)`` in a worker thread; a request that does not fit the sentence → 422."""
     try:
-        return JSON(await anyio.to_thread.run_sync(partial(fn, *args)))
+        return JSON(await off_loop(fn, *args))
     except (_data().FieldError, TokenizerError) as exc:  # 'head: …', 'row: …', 'text: …'
         raise HTTPException(status_code=422, detail=str(exc)) from None
 
