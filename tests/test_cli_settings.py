@@ -224,6 +224,15 @@ def test_figures_and_validate_take_a_deck_id_or_a_path() -> None:
         str(ROOT / "slides/attention-walkthrough.yaml"), str(ROOT / "docs/example-deck.yaml")]
 
 
+def test_validate_builds_a_model_deck_from_the_configured_model_file(tmp_path) -> None:
+    """ATTENTION_TALK_MODEL_PATH is read by the settings and handed to the frames: validate uses the
+    file it names, as the server does (the model package reads no environment)."""
+    missing = tmp_path / "elsewhere.gguf"
+    result = CliRunner().invoke(cli, ["validate", "real-heads"], env={"ATTENTION_TALK_MODEL_PATH": str(missing)})
+    assert result.exit_code == 1
+    assert f"this deck needs the model: no model file at {str(missing)!r}" in result.stderr
+
+
 MISTAKES = [  # (what the example deck says, the mistake, what validate says about it)
     ("{builder: story.query, params: {stage: ask}}", "{builder: story.qurey, params: {stage: ask}}",
      "slide 2 (query) › step 1 › field frame.builder: unknown frame builder 'story.qurey'"),

@@ -200,6 +200,19 @@ def test_a_missing_browser_is_one_line_saying_how_to_install(tmp_path) -> None:
     assert not (tmp_path / "t.pdf").exists()
 
 
+def test_the_chromium_binary_is_a_setting(tmp_path, monkeypatch) -> None:
+    """ATTENTION_TALK_CHROMIUM is read by the settings (the one place that reads the environment),
+    and the export launches what the app's settings name; empty or unset: Debian's, else Playwright's."""
+    from attention_talk.export.browser import CHROMIUM, chromium_path
+
+    mine = tmp_path / "my-chromium"
+    monkeypatch.setenv("ATTENTION_TALK_CHROMIUM", str(mine))
+    assert Settings().chromium == mine and chromium_path(Settings().chromium) == str(mine)
+    monkeypatch.setenv("ATTENTION_TALK_CHROMIUM", "")
+    assert Settings().chromium is None
+    assert chromium_path(None) == (CHROMIUM if Path(CHROMIUM).exists() else None)
+
+
 # --- where an export may write (export/target.py) ---------------------------------------------------
 
 def export_args(fmt: str, out: Path, *more: str) -> list[str]:

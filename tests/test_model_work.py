@@ -24,7 +24,7 @@ from attention_talk.model import runner
 from attention_talk.model.forward import RunCancelled
 from attention_talk.web import create_app
 from attention_talk.web.limits import Gate
-from attention_talk.web.routes.model import model_work
+from attention_talk.web.model_work import model_work
 from attention_talk.web.settings import Settings
 from fresh_loop import run_anyio
 from shared_app import default_store

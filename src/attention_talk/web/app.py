@@ -10,7 +10,8 @@ from attention_talk import __version__
 from attention_talk.paths import data_dir
 from attention_talk.rooms import make_hub
 from attention_talk.web.compression import Compress
-from attention_talk.web.errors import http_error_handler, validation_error_handler
+from attention_talk.web.deps import DeckPageUnavailable
+from attention_talk.web.errors import deck_page_unavailable, http_error_handler, validation_error_handler
 from attention_talk.web.head import HeadAsGet
 from attention_talk.web.limits import BodyLimit, Gate, HeaderLimit
 from attention_talk.web.page_cache import PageValidators
@@ -39,7 +40,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                                settings.room_claim_timeout)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
-    app.add_exception_handler(pages.DeckPageUnavailable, pages.deck_page_unavailable)
+    app.add_exception_handler(DeckPageUnavailable, deck_page_unavailable)
     # Outermost last: security headers on everything, the header limit, HEAD as GET, redirects,
     # compression, the body limit, the pages' ETags (of their uncompressed bytes).
     app.add_middleware(PageValidators)

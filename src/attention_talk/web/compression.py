@@ -25,7 +25,6 @@ import gzip
 import hashlib
 from dataclasses import dataclass, field
 
-import anyio
 import brotli
 import orjson
 import zstandard
@@ -33,6 +32,8 @@ from fastapi import Request, Response
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette_compress import CompressMiddleware
+
+from attention_talk.web.offload import off_loop
 
 MINIMUM_SIZE = 500  # smaller bodies gain nothing from compression
 OFFLOAD_SIZE = 64 * 1024  # bodies this large are compressed in a worker thread, never on the event loop
@@ -123,7 +124,7 @@ async def cached_json(request: Request, payload: Payload, max_age: int) -> Respo
         return Response(payload.body, media_type="application/json", headers=headers)
     body = payload.kept(coding)
     if body is None:
-        body = await anyio.to_thread.run_sync(payload.encoded, coding)
+        body = await off_loop(payload.encoded, coding)
     return Response(body, media_type="application/json", headers={**headers, "Content-Encoding": coding})
 
 
@@ -183,7 +184,7 @@ class Offload:
                 body = message.get("body", b"")
                 if (message["type"] == "http.response.body" and not message.get("more_body", False)
                         and len(body) >= OFFLOAD_SIZE):
-                    body, coding = await anyio.to_thread.run_sync(compress_fast, body, accept)
+                    body, coding = await off_loop(compress_fast, body, accept)
                     held = {**held, "headers": list(held.get("headers", []))}
                     headers = MutableHeaders(scope=held)
                     headers["Content-Encoding"] = coding

@@ -1,13 +1,14 @@
-"""Shared route inputs as Annotated dependency aliases."""
+"""Shared route inputs as Annotated dependency aliases: the settings, the store, a deck (for the
+JSON API, and for a page, whose 503 is answered as a page a visitor can read)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-import anyio
 from fastapi import Depends, HTTPException, Path, Request
 
 from attention_talk.deck import Deck
+from attention_talk.web.offload import off_loop
 from attention_talk.web.settings import Settings
 from attention_talk.web.store import DeckUnavailable, Store
 
@@ -15,7 +16,7 @@ from attention_talk.web.store import DeckUnavailable, Store
 async def get_store(request: Request) -> Store:  # async: no thread hop once the decks are read
     store = request.app.state.store
     if not store.is_read:  # the first requests after start-up: read the decks off the event loop
-        await anyio.to_thread.run_sync(store.read)
+        await off_loop(store.read)
     return store
 
 
@@ -37,7 +38,7 @@ async def get_deck(deck: DeckId, store: StoreDep) -> Deck:
         return found
     if deck in store.pending:
         try:
-            return await anyio.to_thread.run_sync(store.ensure, deck)
+            return await off_loop(store.ensure, deck)
         except DeckUnavailable as exc:
             raise HTTPException(status_code=503, detail=str(exc)) from None
     known = sorted([*store.decks, *store.pending])
@@ -45,3 +46,25 @@ async def get_deck(deck: DeckId, store: StoreDep) -> Deck:
 
 
 DeckDep = Annotated[Deck, Depends(get_deck)]
+
+
+class DeckPageUnavailable(Exception):
+    """A talk page whose deck cannot be built now (it needs the model): answered as an HTML page
+    (``errors.deck_page_unavailable``)."""
+
+    def __init__(self, deck: str, message: str):
+        super().__init__(message)
+        self.deck, self.message = deck, message
+
+
+async def page_deck(deck: DeckId, store: StoreDep) -> Deck:
+    """The deck of a talk page; a 503 (the model is missing) becomes a readable page, not JSON."""
+    try:
+        return await get_deck(deck, store)
+    except HTTPException as exc:
+        if exc.status_code == 503:
+            raise DeckPageUnavailable(deck, str(exc.detail)) from None
+        raise
+
+
+PageDeckDep = Annotated[Deck, Depends(page_deck)]

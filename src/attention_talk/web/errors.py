@@ -1,14 +1,22 @@
-"""Errors as JSON that name the field and the reason."""
+"""Errors as JSON that name the field and the reason; a talk page whose deck needs the missing model
+as a page (``unavailable.html``)."""
 
 from __future__ import annotations
 
 from http import HTTPStatus
+from typing import TYPE_CHECKING
 
 from fastapi import Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 
 from attention_talk.web.responses import JSON
+from attention_talk.web.templates import templates
+
+if TYPE_CHECKING:
+    from fastapi.responses import HTMLResponse
+
+    from attention_talk.web.deps import DeckPageUnavailable
 
 
 def _field(loc: tuple, kind: str | None = None) -> str:
@@ -52,3 +60,9 @@ async def http_error_handler(request: Request, exc) -> JSON:
             exc.status_code, f"{message}: {request.method} {request.url.path!r}")
     return JSON(status_code=exc.status_code, content={"message": message, "detail": detail},
                           headers=getattr(exc, "headers", None))
+
+
+async def deck_page_unavailable(request: Request, exc: DeckPageUnavailable) -> HTMLResponse:
+    """503 with the reason and how to install the model, as a page a visitor can read."""
+    return templates.TemplateResponse(request, "unavailable.html", {"deck": exc.deck, "message": exc.message},
+                                      status_code=503)

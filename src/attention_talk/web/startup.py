@@ -6,14 +6,14 @@ code, no deck read (``tests/test_startup.py`` checks it). The work that makes th
 ``AFTER_START`` seconds after the app's start-up (the app's ``lifespan`` and the model router's
 call ``after_start``); by then the server has bound its socket and answered its health checks. It
 runs in daemon threads, never on the event loop, and while it runs the interpreter hands its lock
-to another thread after 1 ms instead of 5 (``responsive``), so the event loop keeps answering; a
-request that needs something not ready yet waits for it in a worker thread (``web/store.py``).
+to another thread after 1 ms instead of 5 (``web/offload.py``: ``in_background``), so the event
+loop keeps answering; a request that needs something not ready yet waits for it in a worker thread
+(``off_loop``, ``web/deps.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -21,12 +21,9 @@ from contextlib import asynccontextmanager
 import fastapi.routing
 from fastapi import FastAPI
 
-AFTER_START = 0.5  # seconds from the end of the app's start-up to the background work
-WARM_SWITCH_INTERVAL = 0.001  # seconds a thread may hold the interpreter lock while the warm runs
+from attention_talk.web.offload import in_background
 
-_warming = 0  # background threads running under `responsive`
-_warming_lock = threading.Lock()
-_switch_interval = sys.getswitchinterval()
+AFTER_START = 0.5  # seconds from the end of the app's start-up to the background work
 
 
 @asynccontextmanager
@@ -38,36 +35,6 @@ async def after_start(start: Callable[[], object], delay: float = AFTER_START) -
         yield
     finally:
         handle.cancel()
-
-
-def responsive(fn: Callable[[], object]) -> Callable[[], None]:
-    """``fn`` with the interpreter's switch interval at WARM_SWITCH_INTERVAL while it (or another
-    such function) runs: the warm's pure-Python work (imports, pydantic frames) then gives the event
-    loop's thread the lock sooner when it wakes up for a request. Restored when the last one ends."""
-
-    def run() -> None:
-        global _warming, _switch_interval
-        with _warming_lock:
-            if _warming == 0:
-                _switch_interval = sys.getswitchinterval()
-                sys.setswitchinterval(min(_switch_interval, WARM_SWITCH_INTERVAL))
-            _warming += 1
-        try:
-            fn()
-        finally:
-            with _warming_lock:
-                _warming -= 1
-                if _warming == 0:
-                    sys.setswitchinterval(_switch_interval)
-
-    return run
-
-
-def in_background(fn: Callable[[], object], name: str) -> threading.Thread:
-    """Run ``fn`` in a daemon thread, ``responsive``."""
-    thread = threading.Thread(target=responsive(fn), name=name, daemon=True)
-    thread.start()
-    return thread
 
 
 async def prepare_routes(app: FastAPI) -> None:
@@ -92,7 +59,7 @@ def import_request_modules() -> None:
     import attention_talk.lab.chain
     import attention_talk.lab.model_view
     import attention_talk.lab.wire  # noqa: F401
-    from attention_talk.web.routes.pages import templates
+    from attention_talk.web.templates import templates
 
     templates.compile_pages()
 

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attention_talk.deck import Deck, DeckError
-from attention_talk.frames import build_deck_frames, load_decks, needs_model, prepare_model_deck
+from attention_talk.frames import build_deck, build_deck_frames, load_decks, needs_model
 from attention_talk.model import INSTALL_HINT, ModelFileError, ModelMissing, loader
 from attention_talk.model.gguf_file import resolve_path
 from attention_talk.web.compression import Payload
+from attention_talk.web.offload import in_background
 from attention_talk.web.schemas import DeckSummary, Manifest, SlideFrames
 
 log = logging.getLogger(__name__)
@@ -173,7 +174,7 @@ class Store:
                 return self._build_designed(deck_id, deck, t0)
             try:
                 model = loader(self.model_path).model()
-                frames = build_deck_frames(deck, model)
+                prepared, frames = build_deck(deck, model)  # its model figures filled once, for frames and pages
             except ModelMissing as exc:  # not remembered: once installed, the next request builds it
                 raise DeckUnavailable(needs_model_message(str(exc))) from None
             except ModelFileError as exc:
@@ -183,7 +184,7 @@ class Store:
                 self._failed[deck_id] = f"deck {deck_id!r} could not be built: {'; '.join(exc.errors)}"
                 log.error("%s", self._failed[deck_id])
                 raise DeckUnavailable(self._failed[deck_id]) from None
-            self.add(prepare_model_deck(deck, model), frames)
+            self.add(prepared, frames)
             del self.pending[deck_id]
             self.build_seconds[deck_id] = time.perf_counter() - t0
             log.info("built deck %s from the model in %.1f s", deck_id, self.build_seconds[deck_id])
@@ -222,13 +223,11 @@ class Store:
             self.try_ensure(deck_id)
 
     def warm_in_background(self, model: bool = True) -> threading.Thread | None:
-        """``warm`` in a daemon thread, so the first visitor does not wait (with ``model``: call it
-        after the model has loaded). None when every deck is already built."""
+        """``warm`` in a daemon thread (``offload.in_background``), so the first visitor does not wait
+        (with ``model``: call it after the model has loaded). None when every deck is already built."""
         if self._read and not [d for d, deck in self._pending.items() if model or not needs_model(deck)]:
             return None
-        thread = threading.Thread(target=self.warm, args=(model,), name="warm-decks", daemon=True)
-        thread.start()
-        return thread
+        return in_background(lambda: self.warm(model), "warm-decks")
 
     def index(self) -> list[dict]:
         """Every deck that loaded, as rows of the decks index (a deck waiting for a missing model

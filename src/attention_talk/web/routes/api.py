@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import anyio
 import orjson
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
@@ -15,6 +14,7 @@ from attention_talk.engine.costs import PRESETS, costs
 from attention_talk.lab.sizes import too_large
 from attention_talk.web.compression import cached_json, compress_fast
 from attention_talk.web.deps import DeckDep, SettingsDep, SlideId, StoreDep
+from attention_talk.web.offload import off_loop
 from attention_talk.web.responses import JSON
 from attention_talk.web.schemas import (
     BUSY,
@@ -83,8 +83,7 @@ async def attention(req: AttentionRequest, request: Request, settings: SettingsD
     d_k = req.chain_settings()["d_k"]
     refuse_if_too_large(req, d_k, settings.max_response_numbers)
     async with request.app.state.attention_gate.slot():
-        body, coding = await anyio.to_thread.run_sync(
-            attention_body, req, d_k, request.headers.get("accept-encoding", ""))
+        body, coding = await off_loop(attention_body, req, d_k, request.headers.get("accept-encoding", ""))
     return Response(body, media_type="application/json", headers={
         "Vary": "Accept-Encoding", **({"Content-Encoding": coding} if coding else {})})
 

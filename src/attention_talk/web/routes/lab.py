@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from functools import partial
 
-import anyio
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
@@ -16,10 +15,11 @@ from attention_talk import lab
 from attention_talk.model import TokenizerError
 from attention_talk.web.deps import SettingsDep
 from attention_talk.web.lab_schemas import AttentionCellRequest, Cell, ModelCellRequest, ModelLab, ModelLabRequest
+from attention_talk.web.model_work import UNAVAILABLE, run_model
+from attention_talk.web.offload import off_loop
 from attention_talk.web.responses import JSON
-from attention_talk.web.routes.model import UNAVAILABLE, run_model
-from attention_talk.web.routes.pages import templates
 from attention_talk.web.schemas import BUSY, ERRORS
+from attention_talk.web.templates import templates
 
 router = APIRouter(default_response_class=JSON, responses=ERRORS)
 
@@ -37,7 +37,7 @@ def lab_page(request: Request) -> HTMLResponse:
 async def _answer(fn) -> JSON:
     """``fn()`` in a worker thread; a request that does not fit the sentence → 422."""
     try:
-        return JSON(await anyio.to_thread.run_sync(fn))
+        return JSON(await off_loop(fn))
     except (lab.FieldError, TokenizerError) as exc:  # 'head: …', 'row: …', 'text: …'
         raise HTTPException(status_code=422, detail=str(exc)) from None
 

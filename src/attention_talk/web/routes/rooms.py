@@ -14,7 +14,6 @@ a socket is counted from its handshake, a follower seated after its hello."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import ipaddress
 from collections.abc import AsyncIterator
@@ -32,10 +31,11 @@ from attention_talk.rooms.codes import normalise_code, secret_matches, spoken
 from attention_talk.rooms.connection import TRY_LATER, Connection
 from attention_talk.web.deps import SettingsDep, StoreDep, get_deck
 from attention_talk.web.keys import FOLLOWER_KEYS
+from attention_talk.web.offload import in_background
 from attention_talk.web.responses import JSON
-from attention_talk.web.routes.pages import first_kinds, manifest, templates
 from attention_talk.web.schemas import ERRORS, RemoteQrRequest, RoomCreated, RoomRequest
 from attention_talk.web.settings import Settings
+from attention_talk.web.templates import first_kinds, manifest, templates
 
 
 @asynccontextmanager
@@ -274,7 +274,7 @@ async def room_socket(ws: WebSocket, code: str) -> None:
 def room_connection(ws: WebSocket, code: str, settings: Settings, counts: SocketCounts) -> Connection:
     store = ws.app.state.store
     if not store.is_read:  # a room made by another worker: read the decks in a thread while the socket says hello
-        asyncio.get_running_loop().run_in_executor(None, store.read)  # (a presenter's first move reads them)
+        in_background(store.read, "read-decks")  # (a presenter's first move reads them)
 
     def deck_steps(deck_id: str) -> list[int] | None:
         deck = store.find(deck_id)
