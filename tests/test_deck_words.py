@@ -75,3 +75,27 @@ def test_the_pattern_captures_each_figure() -> None:
     assert _pattern("“{word}” asks, {{braces}}.").fullmatch("“dog” asks, {braces}.").groups() == ("dog",)
     assert _pattern("{a} × {b}").fullmatch("7 × 128").groups() == ("7", "128")
     assert not _pattern("The rows differ.").fullmatch("The rows differ. More.")
+
+
+def test_a_card_takes_its_words_from_the_step_then_the_slide() -> None:
+    """``card`` (used as chapters 2 and 3 move their cards): title, tag and body from the deck, the
+    step's over the slide's, figures filled; a tag that is notation comes from the builder."""
+    from attention_talk.deck import Words
+    from attention_talk.frames.kit.words import StepWords, WordsError, card, speaking
+
+    slide = Words.model_validate({"cards": {"jobs": {"title": "layer {layer}", "tag": "the request",
+                                                     "body": "{share} of all {heads} heads"}}})
+    step = Words.model_validate({"cards": {"file": {"title": "layers: {value}"}}})
+    words = StepWords(step, slide, lambda: {"heads": "270"}, cards=("jobs", "file", "gone"))
+    with speaking(words):
+        assert card("jobs", kind="weights", layer=16, share="79%") == {
+            "title": "layer 16", "body": "79% of all 270 heads", "tag": "the request", "kind": "weights"}
+        assert card("file", tag="llama.block_count", value=30) == {
+            "title": "layers: 30", "body": "", "tag": "llama.block_count"}
+        assert card("jobs", body=False, layer=1, share="x")["body"] == ""
+        with pytest.raises(WordsError, match="no text for the card 'gone'") as exc:
+            card("gone")
+        assert exc.value.field == "words.cards.gone"
+        with pytest.raises(WordsError, match=r"unknown figure \{share\}"):
+            card("jobs", layer=1)
+    assert words.unused() == []
