@@ -22,7 +22,8 @@ def minimal_deck() -> dict:
         "id": "mini", "title": "Mini", "story": {"sentence": "the old dog", "seed": 1},
         "slides": [{"id": "one", "title": "One", "notes": "n", "steps": [
             {"caption": "first", "narration": "the first step",
-             "frame": {"builder": "story.map", "params": {"stage": "scores"}}},
+             "frame": {"builder": "story.map", "params": {"stage": "scores"}},
+             "words": {"notes": {"about": "{tokens} queries, {tokens} keys."}}},
             {"caption": "second", "narration": "the second step"},
         ]}],
     }

@@ -19,7 +19,8 @@ GOOD = {
     "story": {"sentence": "the old dog sleeps", "seed": 1, "focus": "dog"},
     "slides": [{"id": "one", "title": "One", "notes": "Speaker notes.", "equations": {"eq": r"a = \frac{b}{c}"},
                 "steps": [{"caption": "first", "narration": "the first step",
-                           "frame": {"builder": "story.map", "params": {"stage": "scores"}}}]}],
+                           "frame": {"builder": "story.map", "params": {"stage": "scores"}},
+                           "words": {"notes": {"about": "{tokens} queries meet {tokens} keys in {model}."}}}]}],
 }
 
 
@@ -56,6 +57,25 @@ CASES = [
     ("unknown builder parameter", mutate("slides.0.steps.0.frame.params", {"stage": "scores", "colour": "red"}),
      "field frame.params.colour: Extra inputs are not permitted"),
     ("unknown placeholder", mutate("slides.0.steps.0.caption", "{nope}"), "unknown figure {nope}"),
+    # a note's words: the id its builder draws, its text there, no typed number, known placeholders
+    ("unknown note id", mutate("slides.0.steps.0.words.notes", {"about": "a", "abuot": "b"}),
+     "slide 1 (one) › step 1 › field words.notes.abuot: unknown note id 'abuot'; its builder draws: about, dot"),
+    ("note id on a slide", mutate("slides.0.words", {"notes": {"dot": "a"}}),
+     "slide 1 (one) › field words.notes.dot: no step of this slide draws the note 'dot'"),
+    ("note this stage does not draw", mutate("slides.0.steps.0.words.notes", {"about": "a", "dot": "b"}),
+     "slide 1 (one) › step 1 › field words.notes.dot: this step's builder does not draw the note 'dot' here"),
+    ("card id of a builder without cards", mutate("slides.0.steps.0.words.cards", {"x": {"title": "t"}}),
+     "slide 1 (one) › step 1 › field words.cards.x: unknown card id 'x'; its builder draws no cards"),
+    ("missing note text", mutate("slides.0.steps.0.words", None),
+     "slide 1 (one) › step 1 › field words.notes.about: no text for the note 'about' this step's builder draws"),
+    ("typed number in a note", mutate("slides.0.steps.0.words.notes.about", "all 7168 numbers"),
+     "slide 1 (one) › step 1 › field words.notes.about: the number '7168' is typed into the words"),
+    ("unknown placeholder in a note", mutate("slides.0.steps.0.words.notes.about", "{tokens} and {nope}"),
+     "slide 1 (one) › step 1 › field words.notes.about: unknown figure {nope}; this text's own figures: tokens"),
+    ("formatted placeholder in a note", mutate("slides.0.steps.0.words.notes.about", "{tokens:>5}"),
+     "slide 1 (one) › step 1 › field words.notes: Value error, note 'about': placeholder {tokens} must be a plain"),
+    ("typed number in a card", mutate("slides.0.words", {"cards": {"x": {"title": "t", "body": "1234 cells"}}}),
+     "slide 1 (one) › field words.cards.x.body: the number '1234' is typed into the words"),
 ]
 
 

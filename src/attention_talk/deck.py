@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import stat
+import string
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
@@ -93,12 +94,75 @@ class LabLink(_Strict):
         return f"/lab?{urlencode(query)}"
 
 
+WordsId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$", max_length=40)]
+
+
+def check_placeholders(text: str) -> str:
+    """``text`` when every {placeholder} in it is a plain name (its value is known only when the
+    frame is built: the deck's figures and the builder's own); ValueError otherwise."""
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        raise ValueError(f"{exc} (write {{{{ and }}}} for literal braces)") from None
+    for _, name, spec, conv in parsed:
+        if name is not None and (not name.isidentifier() or spec or conv):
+            raise ValueError(f"placeholder {{{name}}} must be a plain name like {{d_model}}")
+    return text
+
+
+Text = Annotated[str, Field(min_length=1, max_length=600)]
+
+
+class CardWords(_Strict):
+    """The words of one card a builder draws: its heading, an optional short line under it, its text."""
+
+    title: Text = Field(description="The card's heading.")
+    tag: Text | None = Field(default=None, description="A short line under the heading (optional).")
+    body: str = Field(default="", max_length=600, description="The card's text (optional).")
+
+    @model_validator(mode="after")
+    def _plain_placeholders(self) -> CardWords:
+        for text in (self.title, self.tag or "", self.body):
+            check_placeholders(text)
+        return self
+
+
+class Words(_Strict):
+    """What the audience reads in what a builder draws: ``notes`` maps a note id the builder draws to
+    its text, ``cards`` a card id to its words (`attention-talk builders` lists each builder's ids).
+    Numbers are {placeholders}: the deck's figures and the figures the builder computes for the step."""
+
+    notes: dict[WordsId, Text] = Field(default_factory=dict, description="Note id → the note's text.")
+    cards: dict[WordsId, CardWords] = Field(default_factory=dict, description="Card id → its title, tag, body.")
+
+    @field_validator("notes")
+    @classmethod
+    def _plain_note_placeholders(cls, notes: dict[str, str]) -> dict[str, str]:
+        for id, text in notes.items():
+            try:
+                check_placeholders(text)
+            except ValueError as exc:
+                raise ValueError(f"note {id!r}: {exc}") from None
+        return notes
+
+    def texts(self):
+        """(field, text) for every text, field as 'words.notes.about' or 'words.cards.rnn.body'."""
+        for id, text in self.notes.items():
+            yield f"words.notes.{id}", text
+        for id, card in self.cards.items():
+            for name in ("title", "tag", "body"):
+                if (text := getattr(card, name)):
+                    yield f"words.cards.{id}.{name}", text
+
+
 class Step(_Strict):
     caption: str = Field(min_length=1, max_length=200, description="Short line the audience reads.")
     narration: str = Field(min_length=1, description="Fuller explanation for students and screen readers.")
     frame: FrameSpec | None = Field(default=None, description="What is drawn; none for text-only steps.")
     lab: LabLink | None = Field(default=None, description=(
         "A link to the lab shown with this step, opening it with this sentence (and source, layer, head)."))
+    words: Words | None = Field(default=None, description=(
+        "The texts of the notes and cards this step's builder draws (they override the slide's)."))
 
 
 class Slide(_Strict):
@@ -108,6 +172,8 @@ class Slide(_Strict):
     notes: str = Field(min_length=1, description="Speaker notes.")
     equations: dict[str, str] = Field(default_factory=dict, description=(
         "Named LaTeX equations, rendered as MathML on the server; a frame's 'equation' widget shows one."))
+    words: Words | None = Field(default=None, description=(
+        "Texts of notes and cards shared by the slide's steps (a step's own words come first)."))
     steps: list[Step] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -231,11 +297,15 @@ def deck_texts(deck: Deck):
         at = f"slide {i} ({slide.id})"
         yield f"{at} › field title", slide.title
         yield f"{at} › field notes", slide.notes
+        for field, text in slide.words.texts() if slide.words else ():
+            yield f"{at} › field {field}", text
         for j, step in enumerate(slide.steps, 1):
             yield f"{at} › step {j} › field caption", step.caption
             yield f"{at} › step {j} › field narration", step.narration
             if step.lab is not None:
                 yield f"{at} › step {j} › field lab.label", step.lab.label
+            for field, text in step.words.texts() if step.words else ():
+                yield f"{at} › step {j} › field {field}", text
 
 
 def _typed_numbers(deck: Deck) -> list[str]:

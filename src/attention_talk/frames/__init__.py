@@ -27,12 +27,13 @@ from pydantic import ValidationError
 
 from attention_talk.deck import Deck, DeckError, read_deck, read_decks
 from attention_talk.frames.contract import Frame, FrameBody
-from attention_talk.frames.figures import COMMON, FigureSource, prepare_deck
+from attention_talk.frames.figures import COMMON, FigureSource, figures, prepare_deck
 from attention_talk.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from attention_talk.frames.build_context import BuildContext
     from attention_talk.frames.chapters import BUILDERS, CHAPTERS
+    from attention_talk.frames.kit.words import StepWords
 
 lazy_exports(__name__, {"BUILDERS": "chapters", "CHAPTERS": "chapters"})
 
@@ -115,6 +116,32 @@ def _check_builders(deck: Deck) -> list[str]:
             except ValidationError as exc:
                 errors.extend(f"{at}.params" + "".join(f".{x}" for x in e["loc"]) + f": {e['msg']}"
                               for e in exc.errors())
+        errors += _check_word_ids(deck, i)
+    return errors
+
+
+def _check_word_ids(deck: Deck, slide_index: int) -> list[str]:
+    """Every note and card id a slide or step words is one its builders draw (a typo is caught when
+    the deck loads, before any frame is built)."""
+    from attention_talk.frames.chapters import BUILDERS
+
+    slide = deck.slides[slide_index]
+    at = f"slide {slide_index + 1} ({slide.id})"
+    errors: list[str] = []
+
+    def check(words, builders: list, where: str) -> None:
+        for group in ("notes", "cards") if words else ():
+            known = sorted({id for b in builders for id in getattr(b, group)})
+            errors.extend(f"{where} › field words.{group}.{id}: unknown {group[:-1]} id {id!r}; "
+                          + (f"its builder draws: {', '.join(known)}" if known else f"its builder draws no {group}")
+                          for id in getattr(words, group) if id not in known)
+
+    used = [BUILDERS[s.frame.builder] for s in slide.steps if s.frame and s.frame.builder in BUILDERS]
+    check(slide.words, used, at)
+    for j, step in enumerate(slide.steps):
+        b = BUILDERS.get(step.frame.builder) if step.frame else None
+        if step.frame is None or b is not None:
+            check(step.words, [b] if b else [], f"{at} › step {j + 1}")
     return errors
 
 
@@ -150,20 +177,45 @@ def load_decks(folder: Path) -> tuple[dict[str, Deck], list[DeckError]]:
     return read_decks(folder, load=load_deck)
 
 
-def build_frame(ctx: BuildContext, slide_index: int, step_index: int) -> Frame:
-    """The frame of one step (indices 0-based)."""
-    from attention_talk.frames.chapters import BUILDERS
+def _deck_figures(ctx: BuildContext) -> dict[str, str]:
+    """Every figure of the deck (its model's too, for a chapter that reads one), formatted once per
+    build: the placeholders of the notes and cards are filled when a frame is built."""
+    def make() -> dict[str, str]:
+        sources = figure_sources(ctx.deck)
+        if ctx.model is not None:
+            sources += [partial(fn, model=ctx.model) for c in model_chapters(ctx.deck) for fn in c.model_figures]
+        return figures(ctx.deck, sources)
 
+    return ctx.cached("deck figures", make)
+
+
+def _build_body(ctx: BuildContext, slide_index: int, step_index: int) -> tuple[FrameBody, StepWords | None]:
+    """What the step's builder draws, with the words it drew (None for a step without a frame)."""
+    from attention_talk.frames.chapters import BUILDERS
+    from attention_talk.frames.kit.words import StepWords, speaking
+
+    slide = ctx.deck.slides[slide_index]
+    step = slide.steps[step_index]
+    if step.frame is None:
+        return FrameBody(), None
+    b = BUILDERS[step.frame.builder]
+    words = StepWords(step.words, slide.words, partial(_deck_figures, ctx), b.notes, b.cards)
+    with speaking(words):
+        return b.func(b.context.of(ctx), b.params_model.model_validate(step.frame.params)), words
+
+
+def _frame(ctx: BuildContext, slide_index: int, step_index: int, body: FrameBody) -> Frame:
     deck = ctx.deck
     slide = deck.slides[slide_index]
     step = slide.steps[step_index]
-    body = FrameBody()
-    if step.frame is not None:
-        b = BUILDERS[step.frame.builder]
-        body = b.func(b.context.of(ctx), b.params_model.model_validate(step.frame.params))
     return Frame(**dict(body), deck=deck.id, slide=slide.id, slide_number=slide_index + 1,
                  step=step_index + 1, steps=len(slide.steps), caption=step.caption,
                  narration=step.narration, builder=step.frame.builder if step.frame else None)
+
+
+def build_frame(ctx: BuildContext, slide_index: int, step_index: int) -> Frame:
+    """The frame of one step (indices 0-based); its notes and cards worded by the deck."""
+    return _frame(ctx, slide_index, step_index, _build_body(ctx, slide_index, step_index)[0])
 
 
 def build_deck_frames(deck: Deck, model=None, model_path: Path | None = None) -> dict[str, list[Frame]]:
@@ -194,21 +246,41 @@ def _build_frames(deck: Deck, model) -> dict[str, list[Frame]]:
     """Every frame of a deck ready to build (its model figures filled); every failing step reported."""
     from attention_talk.frames.build_context import BuildContext
     from attention_talk.frames.chapters import BUILDERS, CHAPTERS
+    from attention_talk.frames.kit.words import WordsError
 
     ctx = BuildContext(deck, model=model)
     out: dict[str, list[Frame]] = {}
     errors: list[str] = []
     for i, slide in enumerate(deck.slides):
         out[slide.id] = []
+        at = f"slide {i + 1} ({slide.id})"
+        drawn: set[tuple[str, str]] = set()
         for j, step in enumerate(slide.steps):
             try:
-                out[slide.id].append(build_frame(ctx, i, j))
+                body, words = _build_body(ctx, i, j)
+                out[slide.id].append(_frame(ctx, i, j, body))
+            except WordsError as exc:
+                errors.append(f"{at} › step {j + 1} › field {exc.field}: {exc}")
+                continue
             except Exception as exc:  # a builder's failure becomes one readable line; the others still run
                 name = step.frame.builder if step.frame else "-"
                 chapter = {c.name: c for c in CHAPTERS}.get(BUILDERS[name].chapter) if name in BUILDERS else None
                 needs = f" (the {chapter.name} chapter's builders need {chapter.needs})" if chapter else ""
-                errors.append(f"slide {i + 1} ({slide.id}) › step {j + 1} › field frame: builder {name!r} "
+                errors.append(f"{at} › step {j + 1} › field frame: builder {name!r} "
                               f"failed: {type(exc).__name__}: {exc}{needs}")
+                continue
+            if words is not None:
+                drawn |= words.drawn
+                errors.extend(f"{at} › step {j + 1} › field {f}: {why}" for f, why in words.unused())
+        errors.extend(f"{at} › field {f}: {why}" for f, why in _unused_slide_words(slide, drawn))
     if errors:
         raise DeckError(Path(f"{deck.id}.yaml"), errors)
     return out
+
+
+def _unused_slide_words(slide, drawn: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The slide's shared texts that none of its steps drew."""
+    words = slide.words
+    return [(f"words.{group}.{id}", f"no step of this slide draws the {group[:-1]} {id!r}")
+            for group in ("notes", "cards") for id in (getattr(words, group) if words else {})
+            if (group, id) not in drawn]

@@ -30,6 +30,8 @@ class BuilderInfo:
     chapter: str
     summary: str
     params: list[Param]
+    notes: tuple[str, ...] = ()
+    cards: tuple[str, ...] = ()
 
 
 def _allowed(spec: dict[str, Any]) -> str:
@@ -59,7 +61,8 @@ def params_of(model: type[BaseModel]) -> list[Param]:
 def builders() -> list[BuilderInfo]:
     """Every frame builder, chapter by chapter, by name."""
     order = {c.name: i for i, c in enumerate(CHAPTERS)}
-    return [BuilderInfo(b.name, b.chapter, (b.doc.splitlines() or [""])[0], params_of(b.params_model))
+    return [BuilderInfo(b.name, b.chapter, (b.doc.splitlines() or [""])[0], params_of(b.params_model),
+                        b.notes, b.cards)
             for b in sorted(BUILDERS.values(), key=lambda b: (order[b.chapter], b.name))]
 
 
@@ -79,6 +82,13 @@ def _param_text(p: Param) -> str:
     return f"`{p.name}`{req}: {p.allowed}{desc}"
 
 
+def _words_text(b: BuilderInfo) -> str:
+    """The note and card ids a builder draws, whose texts a deck gives under ``words``."""
+    parts = [f"{group}: " + ", ".join(f"`{id}`" for id in ids)
+             for group, ids in (("notes", b.notes), ("cards", b.cards)) if ids]
+    return "<br>".join(parts) or "none"
+
+
 def builders_markdown() -> str:
     lines: list[str] = []
     for chapter in CHAPTERS:
@@ -86,11 +96,11 @@ def builders_markdown() -> str:
         if chapter.presets:
             lines.append(f"Presets: {', '.join(chapter.presets)}. Needs: {chapter.needs}.")
             lines.append("")
-        lines += ["| builder | parameters | draws |", "|---|---|---|"]
+        lines += ["| builder | parameters | words | draws |", "|---|---|---|---|"]
         for b in builders():
             if b.chapter == chapter.name:
                 params = "<br>".join(_param_text(p) for p in b.params) or "none"
-                lines.append(f"| `{b.name}` | {params} | {b.summary} |")
+                lines.append(f"| `{b.name}` | {params} | {_words_text(b)} | {b.summary} |")
     return "\n".join(lines)
 
 
@@ -133,6 +143,16 @@ the step and the field, and the exit status is 1.
 - A step is one key press: a `caption` (what the room reads, up to 200 characters), a
   `narration` (what a student alone reads and what screen readers announce) and an optional
   `frame`: `builder` (a name from the tables below) and `params`.
+- `words` (on a step, or on a slide for texts its steps share; a step's own come first): the texts
+  of the notes and cards its builder draws. `notes` maps a note id to its text; `cards` maps a card
+  id to its `title`, optional `tag` and `body`. The ids each builder draws are in the tables below
+  (column "words"); a builder draws one text of a note or another by what the numbers say (e.g.
+  `about` when two rows are identical, `differ` when not), so a step may give texts it does not
+  show. Numbers are placeholders: the deck's figures (below) and the figures the builder computes
+  for that step (`{{width}}`, `{{word}}` …, named in the shipped decks' texts; an unknown one is an
+  error listing the builder's). An unknown id, a missing text, a typed number or an unknown
+  placeholder is one error naming the file, the slide, the step and the field
+  (`words.notes.about`); `attention-talk validate` builds the frames to check them all.
 - A step may also open the lab (`/lab`) with its own sentence: `lab: {{text: the river bank flooded}}`
   shows a "Try it in the lab" link with that step (under the caption on the stage, and in the
   steps list without scripts). Optional: `source` (`illustrative`, the default, or `model` for
@@ -145,7 +165,7 @@ the step and the field, and the exit status is 1.
   its words.
 
 **No number is typed into a deck's words.** Write a placeholder such as `{{d_model}}` and the
-engine fills it in; a digit in a title, note, caption or narration is an error, except model
+engine fills it in; a digit in a title, note, caption, narration or `words` is an error, except model
 names (DeepSeek-V3.2, SmolLM2-135M), years, arXiv ids, ordinals such as "stage 7", and softmax's
 bounds 0 and 1. `{{{{` and `}}}}` give literal braces.
 

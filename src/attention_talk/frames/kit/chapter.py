@@ -38,6 +38,8 @@ class Builder:
     doc: str
     chapter: str
     context: type[BuildContext] = BuildContext  # what ``func`` is handed: its chapter's kind of context
+    notes: tuple[str, ...] = ()  # the ids of the notes it may draw, whose texts a step's words give
+    cards: tuple[str, ...] = ()  # likewise for its cards (see frames/kit/words.py)
 
 
 @dataclass
@@ -66,14 +68,16 @@ class Chapter:
     def needs_model(self) -> bool:
         return bool(self.model_figures) or bool(self.model_figure_names)
 
-    def builder(self, name: str, params: type[BaseModel] = NoParams):
-        """Register ``func(ctx, params) -> FrameBody`` under ``name`` in this chapter."""
+    def builder(self, name: str, params: type[BaseModel] = NoParams, *, notes: tuple[str, ...] = (),
+                cards: tuple[str, ...] = ()):
+        """Register ``func(ctx, params) -> FrameBody`` under ``name`` in this chapter. ``notes`` and
+        ``cards``: the ids of the notes and cards it may draw, whose words come from the deck."""
 
         def register(func):
             if name in self.builders:
                 raise ValueError(f"frame builder {name!r} registered twice")
             self.builders[name] = Builder(name, func, params, (func.__doc__ or "").strip(), self.name,
-                                          self.context)
+                                          self.context, tuple(notes), tuple(cards))
             return func
 
         return register

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attention_talk.formatting import count, number
+from attention_talk.formatting import number
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.shared import preset, stages
 
@@ -23,28 +24,25 @@ class DenseParams(Params):
     stage: Literal["network", "neuron", "weights"]
 
 
-def _network(ctx: BuildContext) -> str:
+def _network(ctx: BuildContext) -> dict[str, object]:
     d, d_k = ctx.story.w_q.shape
-    return (f"The same step as an old-fashioned neural network: {count(d)} numbers of “{ctx.tokens[ctx.focus]}” "
-            f"go in, {count(d_k)} numbers of its question come out.")
+    return {"inputs": d, "word": ctx.tokens[ctx.focus], "outputs": d_k}
 
 
-def _neuron(ctx: BuildContext) -> str:
+def _neuron(ctx: BuildContext) -> dict[str, object]:
     s, focus = ctx.story, ctx.focus
     x, q, w = s.x[focus], s.q[focus], s.w_q  # (d,), (d_k,), (d, d_k)
     terms = " + ".join(f"{number(x[i])}×{number(w[i, 0], 3)}" for i in range(SHOWN_TERMS))
-    return (f"Output 1 is one neuron: it multiplies all {count(w.shape[0])} inputs by its own weights and adds "
-            f"them: {terms} + … = {number(q[0])}.")
+    return {"inputs": w.shape[0], "terms": terms, "output": number(q[0])}
 
 
-def _weights(ctx: BuildContext) -> str:
+def _weights(ctx: BuildContext) -> dict[str, object]:
     d, d_k = ctx.story.w_q.shape
     wc = preset(ctx).weights_per_head("W_Q")
-    return (f"{count(d_k)} neurons × {count(d)} inputs = {count(wc.value)} weights ({wc.formula}). Only a few "
-            "connections are drawn.")
+    return {"neurons": d_k, "inputs": d, "weights": int(wc.value), "formula": wc.formula}
 
 
-NOTES = stages(DenseParams, {"network": _network, "neuron": _neuron, "weights": _weights})
+FIGURES = stages(DenseParams, {"network": _network, "neuron": _neuron, "weights": _weights})
 
 
 def _network_data(ctx: BuildContext, stage: str) -> dict:
@@ -60,10 +58,10 @@ def _network_data(ctx: BuildContext, stage: str) -> dict:
     }
 
 
-@CHAPTER.builder("story.dense", DenseParams)
+@CHAPTER.builder("story.dense", DenseParams, notes=("about",))
 def dense_layer(ctx: BuildContext, p: DenseParams) -> FrameBody:
     """Token in (d numbers), question out (d_k): every output a neuron wired to every input."""
     return FrameBody(
         widgets=[widget("dense", "dense", LAYOUT["dense"], _network_data(ctx, p.stage), kind="query")],
-        notes=[Note(id="about", text=NOTES[p.stage](ctx), box=LAYOUT["note"],
-                    kind="weight" if p.stage == "weights" else "query")])  # the count is of W_Q's weights
+        notes=[note("about", LAYOUT["note"], "weight" if p.stage == "weights" else "query",  # W_Q's weights
+                    **FIGURES[p.stage](ctx))])

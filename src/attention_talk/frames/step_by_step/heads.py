@@ -12,11 +12,11 @@ from attention_talk.engine import multi_head
 from attention_talk.engine.costs import Costs
 from attention_talk.formatting import count, number, scientific
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note
-from attention_talk.frames.figures import preset_figures
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter, flop_counter
 from attention_talk.frames.step_by_step.shared import preset, stages
@@ -53,57 +53,25 @@ def heads_check(ctx: BuildContext) -> dict:
 
 
 def _many(ctx: BuildContext) -> FrameBody:
-    c = preset(ctx)
-    return FrameBody(counters=[counter(ctx, "w_o")], notes=[Note(id="about", box=LAYOUT["note"], kind="neutral", text=(
-        f"A real layer runs {count(c.preset.heads)} heads side by side, each with its own W_Q, W_K, W_V and slice "
-        f"of W_O, so each can learn a different relationship. Plain multi-head at this width: "
-        f"{count(c.weights_attention().value)} weights per layer."))])
+    return FrameBody(counters=[counter(ctx, "w_o")], notes=[note("about", LAYOUT["note"])])  # the deck's figures
 
 
 def _sum(ctx: BuildContext) -> FrameBody:
-    pr = preset(ctx).preset
-    return FrameBody(counters=[counter(ctx, "heads")], notes=[Note(id="about", box=LAYOUT["note"], kind="output", text=(
-        f"Each head returns a {count(len(ctx.tokens))} × {count(pr.d_model)} table. The {count(pr.heads)} tables "
-        "are added (Σ) and the sum goes onto the stream."))])
+    return FrameBody(counters=[counter(ctx, "heads")], notes=[note("about", LAYOUT["note"], "output")])
 
 
 def _concat(ctx: BuildContext) -> FrameBody:
-    pr, n, chk = preset(ctx).preset, len(ctx.tokens), heads_check(ctx)
-    wide = count(pr.heads * pr.d_v)
-    return FrameBody(counters=[counter(ctx, "heads")], notes=[Note(
-        id="about", box=LAYOUT["concat-note"], kind="output", text=(
-            f"Same thing, said differently: O = concat(Z₁ … Z_h)·W_O. Put the heads' {count(pr.d_v)}-wide "
-            f"outputs side by side ({count(n)} × {wide}) and multiply once by the stacked W_O "
-            f"({wide} × {count(pr.d_model)}). "
-            f"Checked by the engine with {count(chk['heads'])} heads: the largest difference is "
-            f"{scientific(chk['max_abs_difference'])}."))])
-
-
-def _real_model(c: Costs, model: str) -> str:
-    """What the real model does differently (MLA, DSA), when the preset has the figures."""
-    p = c.preset
-    if p.mla is None:
-        return ""
-    wq = sum(r * k for name, (r, k) in c.mla_matrices().items() if name.startswith("wq"))
-    text = (f" The real {model} uses MLA (multi-head latent attention): its projections hold "
-            f"{count(c.mla_weights().value)} weights per layer, not {count(c.weights_attention().value)} (W_Q alone "
-            f"{count(wq)}), and its scores are {count(p.mla.qk_nope_head_dim + p.mla.qk_rope_head_dim)} numbers "
-            f"wide ({count(p.mla.qk_nope_head_dim)} + {count(p.mla.qk_rope_head_dim)} for positions).")
-    if p.dsa_top_k:
-        text += f" With DSA (sparse attention) each query reads only the top {count(p.dsa_top_k)} tokens, not all n."
-    return text
+    chk = heads_check(ctx)  # the widths are the deck's figures: {d_v}, {concat_width}, {d_model}
+    return FrameBody(counters=[counter(ctx, "heads")], notes=[note(
+        "about", LAYOUT["concat-note"], "output", checked_heads=chk["heads"],
+        difference=scientific(chk["max_abs_difference"]))])
 
 
 def _total(ctx: BuildContext) -> FrameBody:
     c, n = preset(ctx), len(ctx.tokens)
-    total = c.flops_per_token()
     v = flop_counter(c, n, "per_token")
-    model = str(preset_figures(ctx.deck)["model"])
-    return FrameBody(counters=[counter(ctx, "per_token")], notes=[Note(
-        id="about", box=LAYOUT["total-note"], kind="neutral", text=(
-            f"Per token, one layer: {total.formula}: the four projections, plus QKᵀ and A·V for every token "
-            f"of context. At n = {count(n)}: {count(v.value)} FLOPs, for plain multi-head attention at "
-            f"{model}'s width."))])
+    return FrameBody(counters=[counter(ctx, "per_token")], notes=[note(
+        "about", LAYOUT["total-note"], formula=c.flops_per_token().formula, flops=int(v.value))])
 
 
 def _millions(x: int) -> str:
@@ -131,12 +99,13 @@ def _real_bars(c: Costs) -> list:
 
 
 def _real(ctx: BuildContext) -> FrameBody:
-    """What the real model does differently: MLA's projections and scores, DSA's top-k reading."""
+    """What the real model does differently: MLA's projections and scores, DSA's top-k reading (the
+    chapter's preset has them; their totals are the deck's figures {mla_weights}, {dsa_top_k} …)."""
     c = preset(ctx)
-    model = str(preset_figures(ctx.deck)["model"])
-    return FrameBody(counters=[counter(ctx, "per_token")], widgets=_real_bars(c), notes=[Note(
-        id="about", box=LAYOUT["total-note"], kind="neutral", text=(
-            f"All of this was plain multi-head attention at {model}'s width." + _real_model(c, model)))])
+    mla = c.preset.mla
+    assert mla is not None  # the chapter's presets all have MLA
+    return FrameBody(counters=[counter(ctx, "per_token")], widgets=_real_bars(c), notes=[note(
+        "about", LAYOUT["total-note"], nope=mla.qk_nope_head_dim, rope=mla.qk_rope_head_dim)])
 
 
 STAGES = stages(HeadsParams, {"many": _many, "sum": _sum, "concat": _concat, "total": _total, "real": _real})
@@ -150,7 +119,7 @@ def _heads_data(ctx: BuildContext, stage: str) -> dict:
             "all_weights": int(c.weights_attention().value)}
 
 
-@CHAPTER.builder("story.heads", HeadsParams)
+@CHAPTER.builder("story.heads", HeadsParams, notes=("about",))
 def many_heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
     """128 heads, each with its own matrices; their outputs summed = concat × one big W_O."""
     body = STAGES[p.stage](ctx)

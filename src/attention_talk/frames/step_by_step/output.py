@@ -12,11 +12,12 @@ import numpy as np
 from attention_talk.engine import Attention
 from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import Box, FrameBody, Highlight, Note, Tensor
+from attention_talk.frames.contract import Box, FrameBody, Highlight, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_output, derive_projection, derive_sum
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import (
@@ -86,8 +87,7 @@ def _enriched(ctx: BuildContext) -> FrameBody:
 
 def _result(ctx: BuildContext) -> FrameBody:
     body = _enriched(ctx)
-    body.notes.append(Note(id="about", box=LAYOUT["result-note"], kind="output", text=(
-        f"The enriched token: {count(ctx.story.v.shape[1])} numbers, mixed from the values it chose to read.")))
+    body.notes.append(note("about", LAYOUT["result-note"], "output", width=ctx.story.v.shape[1]))
     return body
 
 
@@ -96,9 +96,7 @@ def _short(ctx: BuildContext) -> FrameBody:
     body = _enriched(ctx)
     body.tensors.append(embedded(tensor("x-row", f"“{tok}” on the stream", "input", row_of(s.x, focus),
                                         LAYOUT["x-row"], rows=[tok], max_cols=16), row_of(s.x, focus), [tok]))
-    body.notes.append(Note(id="about", box=LAYOUT["short-note"], kind="output", text=(
-        f"But the stream that runs through the model carries {count(s.x.shape[1])} numbers per token. "
-        f"The {count(s.v.shape[1])} numbers must be widened back to the stream's size.")))
+    body.notes.append(note("about", LAYOUT["short-note"], "output", stream=s.x.shape[1], width=s.v.shape[1]))
     return body
 
 
@@ -112,8 +110,7 @@ def _wo(ctx: BuildContext) -> FrameBody:
     return FrameBody(
         tensors=[_z_row(ctx, head, "z", at.left, TABLE_COLS), _w_o(ctx, at.middle, MATRIX_COLS), o_row],
         symbols=at.signs(), counters=[counter(ctx, "mix")],
-        notes=[Note(id="about", box=LAYOUT["wo-note"], kind="weight", text=(
-            f"The output matrix W_O: {count(d_v)} × {count(d)} = {count(wc.value)} weights, learned from random."))])
+        notes=[note("about", LAYOUT["wo-note"], "weight", rows=d_v, cols=d, weights=int(wc.value))])
 
 
 def _o_table(ctx: BuildContext, head: _Head, label: str, area: Box, highlight: Highlight | None = None) -> Tensor:
@@ -146,16 +143,14 @@ def _stream(ctx: BuildContext) -> FrameBody:
                                      s.x, toks), ctx.focus),
                  reveal_row(_o_table(ctx, head, "O", at.middle), ctx.focus), x2],
         symbols=at.signs("plus", "+"),
-        notes=[Note(id="about", box=LAYOUT["stream-note"], kind="output", text=(
-            f"O has the input's shape, {count(len(toks))} × {count(s.x.shape[1])}, so it is simply added back "
-            "onto the stream."))],
+        notes=[note("about", LAYOUT["stream-note"], "output", tokens=len(toks), width=s.x.shape[1])],
         counters=[counter(ctx, "w_o")])
 
 
 STAGES = stages(OutputParams, {"result": _result, "short": _short, "wo": _wo, "table": _table, "stream": _stream})
 
 
-@CHAPTER.builder("story.output", OutputParams)
+@CHAPTER.builder("story.output", OutputParams, notes=("about",))
 def output(ctx: BuildContext, p: OutputParams) -> FrameBody:
     """128 numbers per token; W_O brings them back to 7,168; the table is added to the stream."""
     return STAGES[p.stage](ctx)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import (
@@ -45,9 +45,7 @@ def _matrix(ctx: BuildContext) -> FrameBody:
     return FrameBody(
         tensors=[learned(tensor("W_Q", "W_Q", "weight", s.w_q, LAYOUT["W_Q"], max_rows=10, max_cols=5),
                          s.w_q, "W_Q")],
-        notes=[Note(id="about", box=LAYOUT["wq-note"], kind="weight", text=(
-            f"The weights of the {count(d_k)} neurons side by side: a {count(d)} × {count(d_k)} matrix. It "
-            "starts as random numbers; training adjusts them. The model learns which questions to ask."))])
+        notes=[note("about", LAYOUT["wq-note"], "weight", neurons=d_k, inputs=d)])
 
 
 def _multiply(ctx: BuildContext) -> FrameBody:
@@ -64,7 +62,7 @@ def _first_count(ctx: BuildContext) -> FrameBody:
 WQ_STAGES = stages(WqParams, {"matrix": _matrix, "multiply": _multiply, "counter": _first_count})
 
 
-@CHAPTER.builder("story.wq", WqParams)
+@CHAPTER.builder("story.wq", WqParams, notes=("about",))
 def query_matrix(ctx: BuildContext, p: WqParams) -> FrameBody:
     """W_Q: all the neurons' weights as one matrix; the token's row times W_Q is its query."""
     return WQ_STAGES[p.stage](ctx)
@@ -98,17 +96,13 @@ def _with_keys(ctx: BuildContext) -> FrameBody:
 
 def _room(ctx: BuildContext) -> FrameBody:
     body = _the_query(ctx)
-    body.notes.append(Note(id="about", box=LAYOUT["room-note"], kind="key", text=(
-        "The question is ready. Who answers it? Asking every other token one by one would be "
-        "slow; the answers must come all at once, in parallel.")))
+    body.notes.append(note("about", LAYOUT["room-note"], "key"))
     return body
 
 
 def _offer(ctx: BuildContext) -> FrameBody:
     body = _with_keys(ctx)
-    body.notes.append(Note(id="about", box=LAYOUT["offer-note"], kind="key", text=(
-        f"Each token also makes a key: a vector of {count(ctx.story.k.shape[1])} numbers saying what it is "
-        "good at answering. A query and a key that point the same way make a good match.")))
+    body.notes.append(note("about", LAYOUT["offer-note"], "key", width=ctx.story.k.shape[1]))
     return body
 
 
@@ -118,16 +112,14 @@ def _wk(ctx: BuildContext) -> FrameBody:
     wc = preset(ctx).weights_per_head("W_K")
     body.tensors.append(learned(tensor("W_K", "W_K", "weight", s.w_k, LAYOUT["W_K"], max_rows=7, max_cols=4),
                                 s.w_k, "W_K"))
-    body.notes.append(Note(id="about", box=LAYOUT["wk-note"], kind="weight", text=(
-        f"Keys come from their own matrix W_K: the shape of W_Q ({wc.formula} = {count(wc.value)} "
-        "weights), learned the same way.")))
+    body.notes.append(note("about", LAYOUT["wk-note"], "weight", formula=wc.formula, weights=int(wc.value)))
     return body
 
 
 KEYS_STAGES = stages(KeysParams, {"room": _room, "offer": _offer, "wk": _wk})
 
 
-@CHAPTER.builder("story.keys", KeysParams)
+@CHAPTER.builder("story.keys", KeysParams, notes=("about",))
 def keys(ctx: BuildContext, p: KeysParams) -> FrameBody:
     """Every token offers a key: what it can answer. W_K has the shape of W_Q."""
     return KEYS_STAGES[p.stage](ctx)

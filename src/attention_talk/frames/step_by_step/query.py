@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.shared import row_of, stages, tokens_widget
 
@@ -30,12 +30,11 @@ def _sentence(ctx: BuildContext) -> FrameBody:
 
 def _ask(ctx: BuildContext) -> FrameBody:
     body = _sentence(ctx)
-    body.notes.append(Note(id="ask", box=LAYOUT["ask"], kind="query", text=(
-        f"“{ctx.tokens[ctx.focus]}” asks: what am I looking for? Perhaps a word that describes me.")))
+    body.notes.append(note("ask", LAYOUT["ask"], "query", word=ctx.tokens[ctx.focus]))
     return body
 
 
-def _with_query(ctx: BuildContext, reveal: str, text: str) -> FrameBody:
+def _with_query(ctx: BuildContext, reveal: str, **figures: object) -> FrameBody:
     """The sentence, the focus token's query (its numbers shown or not) and a note."""
     s, tok, focus = ctx.story, ctx.tokens[ctx.focus], ctx.focus
     body = _sentence(ctx)
@@ -43,26 +42,22 @@ def _with_query(ctx: BuildContext, reveal: str, text: str) -> FrameBody:
         tensor("q", f"query of “{tok}”", "query", row_of(s.q, focus), LAYOUT["q"], rows=[tok], max_cols=14,
                reveal=reveal),
         row_of(s.x, focus), s.w_q, x_name="x", w_name="W_Q", row_names=[tok]))
-    body.notes.append(Note(id="about", text=text, box=LAYOUT["note"], kind="query"))
+    body.notes.append(note("about", LAYOUT["note"], "query", **figures))
     return body
 
 
 def _vector(ctx: BuildContext) -> FrameBody:
-    return _with_query(ctx, "none", (
-        f"A question is a vector. Its length is a design choice: here d_k = {count(ctx.story.q.shape[1])}. "
-        "Its numbers are learned, like everything else."))
+    return _with_query(ctx, "none", width=ctx.story.q.shape[1])
 
 
 def _dog(ctx: BuildContext) -> FrameBody:
-    return _with_query(ctx, "all", (
-        f"The {count(ctx.story.q.shape[1])} numbers of this question, computed from the row of "
-        f"“{ctx.tokens[ctx.focus]}”. Nobody wrote them; training shapes what they ask."))
+    return _with_query(ctx, "all", width=ctx.story.q.shape[1], word=ctx.tokens[ctx.focus])
 
 
 STAGES = stages(QueryParams, {"ask": _ask, "vector": _vector, "dog": _dog})
 
 
-@CHAPTER.builder("story.query", QueryParams)
+@CHAPTER.builder("story.query", QueryParams, notes=("ask", "about"))
 def query(ctx: BuildContext, p: QueryParams) -> FrameBody:
     """A token asks a question: a learned vector of length d_k."""
     return STAGES[p.stage](ctx)

@@ -8,13 +8,14 @@ from typing import Literal
 
 import numpy as np
 
-from attention_talk.formatting import count, number
+from attention_talk.formatting import number
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Highlight, Note, Tensor
+from attention_talk.frames.contract import FrameBody, Highlight, Kind, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection, derive_scores
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import CounterStage, counter
 from attention_talk.frames.step_by_step.shared import causal_attention, reveal_row, stages
@@ -35,10 +36,10 @@ class MapParams(Params):
     key: str | None = None  # the key token of the cell computed in the "cell" stage
 
 
-def dot_product_note(q: np.ndarray, k: np.ndarray, q_name: str, k_name: str, terms: int = 3) -> str:
-    """'q(dog) · k(old) = 0.07×0.12 + … (128 products) = 25.8', computed from the vectors."""
+def dot_product_figures(q: np.ndarray, k: np.ndarray, q_name: str, k_name: str, terms: int = 3) -> dict[str, object]:
+    """The figures of 'q(dog) · k(old) = 0.07×0.12 + … (128 products) = 25.8', computed from the vectors."""
     shown = " + ".join(f"{number(a)}×{number(b)}" for a, b in zip(q[:terms], k[:terms], strict=True))
-    return f"q({q_name}) · k({k_name}) = {shown} + … ({count(len(q))} products) = {number(float(q @ k), 1)}"
+    return {"asker": q_name, "answerer": k_name, "terms": shown, "products": len(q), "score": number(float(q @ k), 1)}
 
 
 def _queries_tensor(ctx: BuildContext, focus: bool) -> Tensor:
@@ -73,16 +74,14 @@ def _frame(ctx: BuildContext, stage: CounterStage, *tensors: Tensor) -> FrameBod
     return FrameBody(counters=[counter(ctx, stage)], tensors=list(tensors))
 
 
-def _note(body: FrameBody, id: str, kind: str, text: str, area: str = "big-note") -> FrameBody:
-    body.notes.append(Note(id=id, text=text, box=LAYOUT[area], kind=kind))
+def _note(body: FrameBody, id: str, kind: Kind, area: str = "big-note", **figures: object) -> FrameBody:
+    body.notes.append(note(id, LAYOUT[area], kind, **figures))
     return body
 
 
 def _queries(ctx: BuildContext, p: MapParams) -> FrameBody:
     body = _frame(ctx, "k_all", _queries_tensor(ctx, focus=False))
-    return _note(body, "about", "query", (
-        f"Q: one row per token, {count(ctx.story.q.shape[1])} numbers each. The keys will line up along the "
-        "top, and the map will fill the space where rows and columns meet."), "plan")
+    return _note(body, "about", "query", "plan", width=ctx.story.q.shape[1])
 
 
 def _keys(ctx: BuildContext, p: MapParams) -> FrameBody:
@@ -96,16 +95,14 @@ def _cell(ctx: BuildContext, p: MapParams) -> FrameBody:
     keys = _keys_tensor(ctx, key).model_copy(update={"reveal": "highlight"})  # the key's column only
     body = _frame(ctx, "k_all", reveal_row(_queries_tensor(ctx, focus=True), focus), keys,
                   _map_tensor(ctx, Highlight(cells=[(focus, key)]), heat=False, reveal="highlight", area="map"))
-    return _note(body, "dot", "scores", dot_product_note(s.q[focus], s.k[key], toks[focus], toks[key]), "note")
+    return _note(body, "dot", "scores", "note", **dot_product_figures(s.q[focus], s.k[key], toks[focus], toks[key]))
 
 
 def _scores(ctx: BuildContext, p: MapParams) -> FrameBody:
     """The whole map on its own: Q and Kᵀ have made their point, and the map's 49 numbers need the room."""
     toks = ctx.tokens
     body = _frame(ctx, "scores", _map_tensor(ctx, Highlight()))
-    return _note(body, "about", "scores", (
-        f"Q·Kᵀ: {count(len(toks))} queries × {count(len(toks))} keys, one dot product per cell. Row i: how well "
-        "token i's question matches every key."))
+    return _note(body, "about", "scores", tokens=len(toks))
 
 
 def _row(ctx: BuildContext, p: MapParams) -> FrameBody:
@@ -113,9 +110,7 @@ def _row(ctx: BuildContext, p: MapParams) -> FrameBody:
     body = _frame(ctx, "scores", _map_tensor(ctx, Highlight(rows=[focus])))
     row = causal_attention(ctx).scores[focus]
     best = int(np.argmax(row[: focus + 1]))
-    return _note(body, "about", "scores", (
-        f"Row “{toks[focus]}”: the asker. Among the tokens up to itself, its largest score is "
-        f"with “{toks[best]}” ({number(float(row[best]), 1)})."))
+    return _note(body, "about", "scores", word=toks[focus], best=toks[best], score=number(float(row[best]), 1))
 
 
 def _mask(ctx: BuildContext, p: MapParams) -> FrameBody:
@@ -123,15 +118,14 @@ def _mask(ctx: BuildContext, p: MapParams) -> FrameBody:
     body = _frame(ctx, "scores", _map_tensor(ctx, Highlight(rows=[focus]), masked=True))
     seen = ", ".join(f"“{t}”" for t in toks[: focus + 1])
     later = len(toks) - focus - 1
-    return _note(body, "about", "mask", (f"No reading ahead: every cell above the diagonal is −∞. “{toks[focus]}” "
-                                         f"may read {seen}; its {count(later)} later cells are −∞."))
+    return _note(body, "about", "mask", word=toks[focus], seen=seen, later=later)
 
 
 STAGES = stages(MapParams, {"queries": _queries, "keys": _keys, "cell": _cell, "scores": _scores, "row": _row,
                             "mask": _mask})
 
 
-@CHAPTER.builder("story.map", MapParams)
+@CHAPTER.builder("story.map", MapParams, notes=("about", "dot"))
 def attention_map(ctx: BuildContext, p: MapParams) -> FrameBody:
     """The attention map Q·Kᵀ built up: queries, keys, one cell, the map, the focus row, the mask."""
     return STAGES[p.stage](ctx, p)

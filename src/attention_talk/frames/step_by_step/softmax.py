@@ -10,7 +10,7 @@ import numpy as np
 
 from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import Box, FrameBody, Highlight, Note, Tensor
+from attention_talk.frames.contract import Box, FrameBody, Highlight, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import (
     derive_output,
@@ -22,6 +22,7 @@ from attention_talk.frames.kit.derivations import (
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import (
@@ -87,10 +88,8 @@ def _scale(ctx: BuildContext) -> FrameBody:
     return FrameBody(
         tensors=[reveal_row(masked_map, focus), _scaled(ctx, SCALE["scaled"])],
         symbols=[mark("div", f"÷ {root}", SCALE["div"], size=34)],
-        notes=[Note(id="about", box=SCALE["note"], kind="scores", text=(
-            f"Divide by √d_k = √{count(s.q.shape[1])} = {root} so the scores stay in a range where softmax still "
-            f"has useful slopes: {number(float(att.scores[focus, best]), 1)} ÷ {root} = "
-            f"{number(float(att.masked[focus, best]), 2)}."))],
+        notes=[note("about", SCALE["note"], "scores", width=s.q.shape[1], root=root,
+                    score=number(float(att.scores[focus, best]), 1), scaled=number(float(att.masked[focus, best]), 2))],
         counters=[counter(ctx, "v_all")])
 
 
@@ -111,31 +110,26 @@ def _row(ctx: BuildContext) -> FrameBody:
     weights = reveal_row(_weights_tensor(ctx, ROW["weights"], Highlight(), f"A: the weights of “{tok}”"), ctx.focus)
     return FrameBody(tensors=[_scaled(ctx, ROW["scaled"]), weights],
                      symbols=[mark("arrow", "→", ROW["arrow"])], counters=[counter(ctx, "v_all")],
-                     notes=[Note(id="about", box=ROW["note"], kind="weights", text=(
-                         f"Softmax of the row of “{tok}”: e^(score − row max), divided by the row's total. "
-                         "Every weight lands between 0 and 1."))])
+                     notes=[note("about", ROW["note"], "weights", word=tok)])
 
 
-def _all_rows(ctx: BuildContext, highlight: Highlight, text: str) -> FrameBody:
+def _all_rows(ctx: BuildContext, highlight: Highlight, **figures: object) -> FrameBody:
     """A for every row, with the computed row sums beside it."""
     return FrameBody(tensors=[_weights_tensor(ctx, ROWS["weights"], highlight), _row_sums(ctx)],
                      counters=[counter(ctx, "v_all")],
-                     notes=[Note(id="about", box=ROWS["note"], kind="weights", text=text)])
+                     notes=[note("about", ROWS["note"], "weights", **figures)])
 
 
 def _weights(ctx: BuildContext) -> FrameBody:
     sums = causal_attention(ctx).weights.sum(axis=1, keepdims=True)  # (n, 1), as in the sums column
-    return _all_rows(ctx, Highlight(), (
-        f"Every row the same way: A = softmax(Q·Kᵀ/√d_k + M), the attention weights. Each row adds up to "
-        f"{number(float(sums[ctx.focus, 0]), 3)}: see the Σ column, computed from the weights."))
+    return _all_rows(ctx, Highlight(), row_sum=number(float(sums[ctx.focus, 0]), 3))
 
 
 def _zeros(ctx: BuildContext) -> FrameBody:
     att, focus, n = causal_attention(ctx), ctx.focus, len(ctx.tokens)
     zero_cells = [(i, j) for i in range(n) for j in range(n) if att.mask[i, j] == -np.inf]
-    return _all_rows(ctx, Highlight(cells=zero_cells), (
-        f"Masked cells: e^(−∞) = 0, so they get weight exactly 0. “{ctx.tokens[focus]}” spreads "
-        f"its weight over {count(focus + 1)} tokens; cells after it are {number(float(att.weights[focus, -1]), 0)}."))
+    return _all_rows(ctx, Highlight(cells=zero_cells), word=ctx.tokens[focus], spread=focus + 1,
+                     after=number(float(att.weights[focus, -1]), 0))
 
 
 def _blend_body(ctx: BuildContext, at: Equation, v_rows: Highlight) -> FrameBody:
@@ -155,9 +149,7 @@ def _blend_body(ctx: BuildContext, at: Equation, v_rows: Highlight) -> FrameBody
 def _blend(ctx: BuildContext) -> FrameBody:
     body = _blend_body(ctx, BLEND, Highlight())
     body.tensors.insert(0, reveal_row(_weights_tensor(ctx, BLEND.left, Highlight(), "A"), ctx.focus))
-    body.notes.append(Note(id="about", box=NOTES["blend"], kind="output", text=(
-        "Z = A·V: row i of Z = Σ_j A(i, j) × value row j, a blend of the values token i attends to. "
-        f"Here the row of “{ctx.tokens[ctx.focus]}”.")))
+    body.notes.append(note("about", NOTES["blend"], "output", word=ctx.tokens[ctx.focus]))
     return body
 
 
@@ -170,8 +162,7 @@ def _dog(ctx: BuildContext) -> FrameBody:
     body.widgets.append(widget("weight-bars", "dog-bars", BLEND.left, kind="weights", data={
         "title": f"A: the weights of “{toks[focus]}”", "labels": toks, "values": [float(v) for v in row],
         "digits": 2, "highlight": focus, "sum": float(row.sum()), "scale_max": 1.0}))
-    body.notes.append(Note(id="about", box=NOTES["dog"], kind="output", text=(
-        f"“{toks[focus]}” becomes {parts}: mostly the adjective that describes it.")))
+    body.notes.append(note("about", NOTES["dog"], "output", word=toks[focus], parts=parts))
     return body
 
 
@@ -179,7 +170,7 @@ STAGES = stages(SoftmaxParams, {"scale": _scale, "row": _row, "weights": _weight
                                 "blend": _blend, "dog": _dog})
 
 
-@CHAPTER.builder("story.softmax", SoftmaxParams)
+@CHAPTER.builder("story.softmax", SoftmaxParams, notes=("about",))
 def softmax_step(ctx: BuildContext, p: SoftmaxParams) -> FrameBody:
     """Scale, softmax row by row (A: rows sum to 1, masked cells exactly 0), then Z = A·V."""
     return STAGES[p.stage](ctx)

@@ -10,10 +10,11 @@ import numpy as np
 
 from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Highlight, Note, Tensor
+from attention_talk.frames.contract import FrameBody, Highlight, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.inputs import embed_words
 from attention_talk.frames.step_by_step.shared import causal_attention, embedded, row_of, stages, tokens_widget
@@ -33,26 +34,21 @@ class ContextParams(Params):
     stage: Literal["table", "pick", "bat", "neighbours"]
 
 
-def _input_table(ctx: BuildContext, highlight: Highlight, text: str) -> FrameBody:
+def _input_table(ctx: BuildContext, highlight: Highlight, **figures: object) -> FrameBody:
     s, toks = ctx.story, ctx.tokens
     x = embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=6,
                         highlight=highlight), s.x, toks)
-    return FrameBody(tensors=[x], notes=[Note(id="about", text=text, box=LAYOUT["table-note"], kind="input")])
+    return FrameBody(tensors=[x], notes=[note("about", LAYOUT["table-note"], "input", **figures)])
 
 
 def _table(ctx: BuildContext) -> FrameBody:
-    d = count(ctx.story.x.shape[1])
-    return _input_table(ctx, Highlight(), (f"{count(len(ctx.tokens))} tokens, one row each. A row is the "
-                                           f"token's embedding: {d} numbers. Every number in this talk is "
-                                           "computed, but the embeddings and weights are designed for the "
-                                           "story, not trained."))
+    return _input_table(ctx, Highlight(), tokens=len(ctx.tokens), width=ctx.story.x.shape[1])
 
 
 def _pick(ctx: BuildContext) -> FrameBody:
-    toks, focus, d = ctx.tokens, ctx.focus, count(ctx.story.x.shape[1])
-    return _input_table(ctx, Highlight(rows=[focus]), (
-        f"The row of “{toks[focus]}”: {d} numbers, fetched from a table. On its own it "
-        f"says nothing about the other {count(len(toks) - 1)} words."))
+    toks, focus = ctx.tokens, ctx.focus
+    return _input_table(ctx, Highlight(rows=[focus]), word=toks[focus], width=ctx.story.x.shape[1],
+                        others=len(toks) - 1)
 
 
 def _word_row(name: str, label: str, words: list[str], x: np.ndarray) -> Tensor:
@@ -71,10 +67,9 @@ def _bat(ctx: BuildContext) -> FrameBody:
         tensors=[_word_row("bat-a", f"“{WORD}” in sentence 1", a, xa),
                  _word_row("bat-b", f"“{WORD}” in sentence 2", b, xb)])
     same = bool(np.array_equal(xa[a.index(WORD)], xb[b.index(WORD)]))
-    text = ("Identical rows: all " + count(xa.shape[1]) + " numbers match." if same else
-            "The rows differ.")  # computed, so the slide cannot claim what is not true
-    body.notes.append(Note(id="about", text=text + " The animal and the club start from the "
-                           "same vector.", box=LAYOUT["bat-note"], kind="input"))
+    # the text picked by what the engine computed, so the slide cannot claim what is not true
+    body.notes.append(note("about", LAYOUT["bat-note"], "input", key="about" if same else "differ",
+                           also=("differ",), width=xa.shape[1]))
     return body
 
 
@@ -87,19 +82,17 @@ def _neighbours(ctx: BuildContext) -> FrameBody:
     """Arcs from the focus token to the words it may read (itself and earlier), as strong as its weights."""
     toks, focus = ctx.tokens, ctx.focus
     quoted = [f"“{t}”" for t in toks[:focus]]
-    earlier = " and ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted) or "nothing else"
+    earlier = " and ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
     return FrameBody(
         widgets=[tokens_widget("sentence", toks, LAYOUT["sentence"], focus=focus, links=neighbour_links(ctx))],
-        notes=[Note(id="about", box=LAYOUT["neighbours-note"], kind="neutral", text=(
-            f"Which neighbours tell us what “{toks[focus]}” means here? A model that writes text reads "
-            f"no word ahead, so “{toks[focus]}” can mix in only itself and {earlier}. Mixing in the right "
-            "ones, for every token at once, is the job of attention."))])
+        notes=[note("about", LAYOUT["neighbours-note"], key="about" if earlier else "first", also=("first",),
+                    word=toks[focus], earlier=earlier)])
 
 
 STAGES = stages(ContextParams, {"table": _table, "pick": _pick, "bat": _bat, "neighbours": _neighbours})
 
 
-@CHAPTER.builder("story.context", ContextParams)
+@CHAPTER.builder("story.context", ContextParams, notes=("about", "differ", "first"))
 def tokens_need_context(ctx: BuildContext, p: ContextParams) -> FrameBody:
     """The input table; one row is "dog"; an ambiguous word has one row; neighbours decide."""
     return STAGES[p.stage](ctx)

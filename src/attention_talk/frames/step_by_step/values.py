@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Highlight, Note
+from attention_talk.frames.contract import FrameBody, Highlight
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_scores
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import (
@@ -50,9 +50,7 @@ def _where(ctx: BuildContext) -> FrameBody:
                  hide_numbers(derive_scores(tensor("map", "masked map", "mask", att.scores + att.mask, LAYOUT["map"],
                                                    rows=toks, cols=toks, digits=0, heat=True),
                                             s.q, s.k, row_names=toks, col_names=toks, mask=att.mask))],
-        notes=[Note(id="about", box=LAYOUT["where-note"], kind="value", text=(
-            "The map tells each token where to look. It does not say what to take from there: "
-            "for that, each token needs a third vector."))])
+        notes=[note("about", LAYOUT["where-note"], "value")])
 
 
 def _vector(ctx: BuildContext) -> FrameBody:
@@ -63,9 +61,7 @@ def _vector(ctx: BuildContext) -> FrameBody:
                                kind="value")],
         counters=[counter(ctx, "scores")],
         symbols=[mark("arrow", "→", ROW_PRODUCT.op)],
-        notes=[Note(id="about", box=LAYOUT["vector-note"], kind="value", text=(
-            f"The value: what “{ctx.tokens[ctx.focus]}” hands over when someone attends to it. "
-            f"{count(s.v.shape[1])} numbers, made from the same row."))])
+        notes=[note("about", LAYOUT["vector-note"], "value", word=ctx.tokens[ctx.focus], width=s.v.shape[1])])
 
 
 def _wv(ctx: BuildContext) -> FrameBody:
@@ -73,8 +69,7 @@ def _wv(ctx: BuildContext) -> FrameBody:
                             out_kind="value")
     body.counters.append(counter(ctx, "scores"))
     wc = preset(ctx).weights_per_head("W_V")
-    body.notes.append(Note(id="about", box=LAYOUT["wv-note"], kind="weight", text=(
-        f"A third learned matrix, W_V: {wc.formula}, random at first.")))
+    body.notes.append(note("about", LAYOUT["wv-note"], "weight", formula=wc.formula))
     return body
 
 
@@ -87,7 +82,7 @@ def _table(ctx: BuildContext) -> FrameBody:
 STAGES = stages(ValuesParams, {"where": _where, "vector": _vector, "wv": _wv, "table": _table})
 
 
-@CHAPTER.builder("story.values", ValuesParams)
+@CHAPTER.builder("story.values", ValuesParams, notes=("about",))
 def values(ctx: BuildContext, p: ValuesParams) -> FrameBody:
     """The map picks whom to read, not what to take from them: the third vector, the value."""
     return STAGES[p.stage](ctx)

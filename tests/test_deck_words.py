@@ -1,0 +1,101 @@
+"""A slide's words live in its deck file: the notes and cards a builder draws take their texts from
+the step's (or slide's) ``words``, filled with figures; a builder writes no sentence."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from attention_talk.frames import build_deck_frames, load_deck
+from attention_talk.paths import data_dir
+
+FRAMES = Path(__file__).resolve().parents[1] / "src" / "attention_talk" / "frames"
+LEFT = "issue 28 item 3: this chapter's notes and cards are still written in its builders"
+CHAPTERS = [
+    "step_by_step",
+    pytest.param("walkthrough", marks=pytest.mark.xfail(strict=True, reason=LEFT)),
+    pytest.param("real_heads", marks=pytest.mark.xfail(strict=True, reason=LEFT)),
+]
+
+
+def _texts_written_in(path: Path) -> list[str]:
+    """Where a module draws a note or a card with words of its own: a ``Note(...)`` call (notes go
+    through ``kit.words.note``, which takes the deck's text) or a dict with a ``body`` key (a card)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Note":
+            found.append(f"{path.name}:{node.lineno} Note(...)")
+        if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "body" for k in node.keys):
+            found.append(f"{path.name}:{node.lineno} a card's body")
+    return found
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_no_builder_writes_the_words_of_a_note_or_card(chapter: str) -> None:
+    offenders = [hit for path in sorted((FRAMES / chapter).glob("*.py")) for hit in _texts_written_in(path)]
+    assert offenders == []
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """A template's text with each {placeholder} matching any value (literal braces doubled)."""
+    pieces = re.split(r"(\{[a-z_][a-z0-9_]*\})", template.replace("{{", "\0").replace("}}", "\1"))
+    body = "".join("(.+?)" if re.fullmatch(r"\{[a-z_][a-z0-9_]*\}", p) else
+                   re.escape(p.replace("\0", "{").replace("\1", "}")) for p in pieces)
+    return re.compile(body, re.DOTALL)
+
+
+DECKS = [data_dir("slides") / "attention-step-by-step.yaml",
+         Path(__file__).resolve().parents[1] / "docs" / "example-deck.yaml"]
+
+
+@pytest.mark.parametrize("path", DECKS, ids=lambda p: p.stem)
+def test_every_note_shown_is_a_text_of_its_step(path: Path) -> None:
+    """Each note on the stage is one of its step's or slide's texts with numbers in the placeholders,
+    and the sentences do not come from the figures (no figure value holds four words)."""
+    deck = load_deck(path)
+    frames = build_deck_frames(deck)
+    seen = 0
+    for slide in deck.slides:
+        for step, frame in zip(slide.steps, frames[slide.id], strict=True):
+            texts = {**(slide.words.notes if slide.words else {}), **(step.words.notes if step.words else {})}
+            for note in frame.notes:
+                matches = [m for t in texts.values() if (m := _pattern(t).fullmatch(note.text))]
+                assert matches, f"{slide.id} step {frame.step}: note {note.id!r} is not a deck text: {note.text!r}"
+                seen += 1
+                for value in matches[0].groups():
+                    assert not re.search(r"[a-z]+(?: [a-z]+){3}", value), f"a figure holds words: {value!r}"
+    assert seen > 0
+
+
+def test_the_pattern_captures_each_figure() -> None:
+    """The check above reads each placeholder's value, so a sentence smuggled in as a figure fails."""
+    assert _pattern("“{word}” asks, {{braces}}.").fullmatch("“dog” asks, {braces}.").groups() == ("dog",)
+    assert _pattern("{a} × {b}").fullmatch("7 × 128").groups() == ("7", "128")
+    assert not _pattern("The rows differ.").fullmatch("The rows differ. More.")
+
+
+def test_a_card_takes_its_words_from_the_step_then_the_slide() -> None:
+    """``card`` (used as chapters 2 and 3 move their cards): title, tag and body from the deck, the
+    step's over the slide's, figures filled; a tag that is notation comes from the builder."""
+    from attention_talk.deck import Words
+    from attention_talk.frames.kit.words import StepWords, WordsError, card, speaking
+
+    slide = Words.model_validate({"cards": {"jobs": {"title": "layer {layer}", "tag": "the request",
+                                                     "body": "{share} of all {heads} heads"}}})
+    step = Words.model_validate({"cards": {"file": {"title": "layers: {value}"}}})
+    words = StepWords(step, slide, lambda: {"heads": "270"}, cards=("jobs", "file", "gone"))
+    with speaking(words):
+        assert card("jobs", kind="weights", layer=16, share="79%") == {
+            "title": "layer 16", "body": "79% of all 270 heads", "tag": "the request", "kind": "weights"}
+        assert card("file", tag="llama.block_count", value=30) == {
+            "title": "layers: 30", "body": "", "tag": "llama.block_count"}
+        assert card("jobs", body=False, layer=1, share="x")["body"] == ""
+        with pytest.raises(WordsError, match="no text for the card 'gone'") as exc:
+            card("gone")
+        assert exc.value.field == "words.cards.gone"
+        with pytest.raises(WordsError, match=r"unknown figure \{share\}"):
+            card("jobs", layer=1)
+    assert words.unused() == []
