@@ -9,12 +9,13 @@ import numpy as np
 
 from attention_talk.formatting import number, vector
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_output
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import SOURCE, TARGET, Seq2Seq, seq2seq
 from attention_talk.frames.walkthrough.shared import band, bars, cards, to_right
@@ -29,6 +30,7 @@ LAYOUT = {
 }
 STATES = [f"h{'₁₂₃₄'[i]}" for i in range(len(SOURCE))]
 COORDS = [str(i + 1) for i in range(4)]
+TYPICAL_WIDTH = 512  # a common hidden-state width of the RNN translators of 2014–2015, for scale
 
 
 class RnnParams(Params):
@@ -49,19 +51,13 @@ def _encoder(s2s: Seq2Seq) -> FrameBody:
     body.tensors.append(derive_copy(t, lambda r, c: (
         f"tanh(Wₓ x({SOURCE[r]}) + Wₕ h{'₀₁₂₃'[r]}), coordinate {c + 1}: the recurrence", float(s2s.h[r, c])),
         formula="tanh(Wₓ xₜ + Wₕ hₜ₋₁)", title=lambda r, c: f"{STATES[r]}, coordinate {c + 1}"))
-    body.notes.append(Note(id="rec", box=LAYOUT["recurrence"], kind="neutral", text=(
-        "hₜ = tanh(Wₓ xₜ + Wₕ hₜ₋₁): each state mixes the new word into the previous "
-        f"state. Every hᵢ has the same width ({s2s.h.shape[1]} here, often 512), however "
-        "long the sentence.")))
+    body.notes.append(note("rec", LAYOUT["recurrence"], width=s2s.h.shape[1], typical=TYPICAL_WIDTH))
     return body
 
 
 def _bottleneck(s2s: Seq2Seq) -> FrameBody:
     body = _with_diagram(s2s, "bottleneck")
-    body.notes.append(Note(id="neck", box=LAYOUT["bottleneck"], kind="neutral", text=(
-        f"The decoder sees only c = h₄ = {vector(s2s.h[-1])}. Who chased, what was chased and "
-        f"in which order must all survive inside those {s2s.h.shape[1]} numbers, and h₁, h₂, "
-        "h₃ cannot be consulted again.")))
+    body.notes.append(note("neck", LAYOUT["bottleneck"], last=vector(s2s.h[-1]), width=s2s.h.shape[1]))
     return body
 
 
@@ -71,10 +67,8 @@ def _attention(s2s: Seq2Seq) -> FrameBody:
     top = int(np.argmax(w))
     body.widgets.append(bars("alpha", LAYOUT["alpha"], f"αᵢⱼ for the output word “{TARGET[-1]}”", STATES, w,
                              highlight=top))
-    body.notes.append(Note(id="alpha", box=LAYOUT["alpha_note"], kind="weights", text=(
-        f"Computed from the decoder state and each hⱼ, then softmax. The largest weight "
-        f"({number(w.max(), 2)}) is on {STATES[top]}, the state of "
-        f"“{SOURCE[top]}”; the others still contribute.")))
+    body.notes.append(note("alpha", LAYOUT["alpha_note"], "weights", largest=number(w.max(), 2), state=STATES[top],
+                           word=SOURCE[top]))
     return body
 
 
@@ -85,21 +79,15 @@ def _context(s2s: Seq2Seq) -> FrameBody:
                digits=3)
     body.tensors.append(derive_output(t, s2s.attention.weights, s2s.h, row_names=["c"], key_names=STATES,
                                       v_name="h"))
-    body.notes.append(Note(id="fresh", box=LAYOUT["fresh"], kind="output", text=(
-        "A fresh context vector for every output step: the weights change with the decoder "
-        "state, the encoder states stay available. Click a number to see its sum.")))
+    body.notes.append(note("fresh", LAYOUT["fresh"], "output"))
     return body
 
 
 def _transformer(s2s: Seq2Seq) -> FrameBody:
     body = _with_diagram(s2s, "attention")  # the diagram stays: the history cards sit under it
-    body.widgets.append(cards("hist", LAYOUT["history"], [
-        {"title": "2014–2015", "body": "attention bolted onto recurrent (RNN, LSTM) encoders: the "
-                                       "decoder reads every encoder state", "kind": "neutral"},
-        {"title": "2017", "body": "the Transformer drops recurrence from sequence mixing: "
-                                  "self-attention links every position to every allowed "
-                                  "position directly", "kind": "neutral"},
-    ], columns=2, arrows=True))
+    body.widgets.append(cards("hist", LAYOUT["history"], [card("recurrent", kind="neutral"),
+                                                          card("transformer", kind="neutral")],
+                              columns=2, arrows=True))
     return body
 
 
@@ -107,7 +95,7 @@ STAGES = {"encoder": _encoder, "bottleneck": _bottleneck, "attention": _attentio
           "transformer": _transformer}
 
 
-@CHAPTER.builder("walk.rnn", RnnParams)
+@CHAPTER.builder("walk.rnn", RnnParams, notes=("rec", "neck", "alpha", "fresh"), cards=("recurrent", "transformer"))
 def rnn(ctx: BuildContext, p: RnnParams) -> FrameBody:
     """An RNN encoder's states, the single-vector bottleneck, then attention over every state."""
     return STAGES[p.stage](seq2seq(ctx.deck.story.seed))

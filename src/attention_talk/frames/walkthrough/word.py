@@ -8,13 +8,14 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.engine.costs import costs
-from attention_talk.formatting import count, number, vector
+from attention_talk.formatting import number, vector
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Highlight, Note, Tensor
+from attention_talk.frames.contract import FrameBody, Highlight, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box, columns, rows
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import POSITION_STRENGTH, SENTENCE_RIVER, VOCAB, Sentence, embedding_table
 from attention_talk.frames.walkthrough.shared import FEATS, band, bars, cards, sentences, to_right
@@ -46,17 +47,13 @@ def _chain(ctx: BuildContext) -> FrameBody:
     table = embedding_table(ctx.deck.story.seed)
     bank_id = VOCAB.index("bank")
     ids = ", ".join(str(i) for i in river.ids)
-    chain = cards("chain", LAYOUT["chain"], [
-        {"title": "text", "body": SENTENCE_RIVER, "kind": "input"},
-        {"title": "tokens", "body": " | ".join(river.tokens), "tag": "here one token = one word"},
-        {"title": "token ids", "body": ids, "tag": f"index in a {len(VOCAB)}-word vocabulary"},
-        {"title": "lookup", "body": f"E[{bank_id}] = {vector(table[bank_id])}", "kind": "input",
-         "tag": "the row of “bank”"},
+    chain = cards("chain", LAYOUT["chain"], [  # the bodies are the sentence's data, joined
+        card("text", kind="input", sentence=SENTENCE_RIVER),
+        card("tokens", tokens=" | ".join(river.tokens)),
+        card("ids", ids=ids, vocab_size=len(VOCAB)),
+        card("lookup", kind="input", bank_id=bank_id, row=vector(table[bank_id])),
     ], columns=4, arrows=True)
-    honest = Note(id="honest", box=LAYOUT["honest"], text=(
-        f"Our toy tokenizer splits on spaces and numbers {len(VOCAB)} words in order. Real "
-        f"tokenizers cut text into sub-word pieces from a fixed vocabulary: DeepSeek-V3.2's holds "
-        f"{count(REAL_VOCAB)} pieces. An id is a row number, not a quantity."))
+    honest = note("honest", LAYOUT["honest"], vocab_size=len(VOCAB), real_vocab=REAL_VOCAB)
     return FrameBody(widgets=[chain], notes=[honest])
 
 
@@ -67,12 +64,9 @@ def _table(ctx: BuildContext) -> FrameBody:
     derive_copy(et, lambda r, c: (
         "a parameter: learned in a real model; here a designed feature plus seeded noise",
         float(table[r, c])), formula="parameter", title=lambda r, c: f"E[{r}] (“{VOCAB[r]}”), {FEATS[c]}")
-    note = Note(id="row", box=LAYOUT["table_note"], kind="input", text=(
-        f"One learned row per vocabulary entry: {len(VOCAB)} × {table.shape[1]} here. "
-        f"Real tables are far wider: DeepSeek-V3.2 has {count(REAL_VOCAB)} rows of {count(REAL_WIDTH)} "
-        f"numbers. Our four columns have names only because we designed them; learned columns "
-        f"have none."))
-    return FrameBody(tensors=[et], notes=[note])
+    row = note("row", LAYOUT["table_note"], "input", vocab_size=len(VOCAB), width=table.shape[1],
+               real_vocab=REAL_VOCAB, real_width=REAL_WIDTH)
+    return FrameBody(tensors=[et], notes=[row])
 
 
 def _lookup_tensor(i: int, s: Sentence, where: str) -> Tensor:
@@ -87,11 +81,11 @@ def _lookup(ctx: BuildContext) -> FrameBody:
     river, money = sentences(ctx)
     bank = river.lookup[river.index("bank")]
     same = bool(np.array_equal(bank, money.lookup[money.index("bank")]))
-    note = Note(id="same", box=LAYOUT["same"], kind="input", text=(
-        f"Both “bank” rows are E[{VOCAB.index('bank')}] = {vector(bank)}: "
-        f"{'identical' if same else 'different'}. The lookup cannot know which bank is meant."))
+    # the text picked by what the engine computed, so the slide cannot claim what is not true
+    same_row = note("same", LAYOUT["same"], "input", key="same" if same else "rows-differ", also=("rows-differ",),
+                    bank_id=VOCAB.index("bank"), row=vector(bank))
     return FrameBody(tensors=[_lookup_tensor(0, river, "lookup_river"), _lookup_tensor(1, money, "lookup_money")],
-                     notes=[note])
+                     notes=[same_row])
 
 
 def _positions(ctx: BuildContext) -> FrameBody:
@@ -107,10 +101,7 @@ def _positions(ctx: BuildContext) -> FrameBody:
     derive_copy(xt, lambda r, c: (f"E[{river.ids[r]}] = {number(river.lookup[r, c], 3)} plus position "
                                   f"{r + 1}: {number(pos[r, c], 3)}", float(river.x[r, c])),
                 formula="E[ids] + P", title=lambda r, c: f"x({river.tokens[r]}), {FEATS[c]}")
-    why = Note(id="why", box=LAYOUT["why"], text=(
-        "Attention on its own ignores order: shuffle the tokens and each one gets the same "
-        "mix. Adding a position signal to each row lets “river bank” differ from “bank river”."))
-    return FrameBody(tensors=[pt, xt], notes=[why])
+    return FrameBody(tensors=[pt, xt], notes=[note("why", LAYOUT["why"])])
 
 
 def _weights(ctx: BuildContext) -> FrameBody:
@@ -119,10 +110,9 @@ def _weights(ctx: BuildContext) -> FrameBody:
     row = bars("bankrow", LAYOUT["bankrow"], f"attention weights of “bank” · shape 1 × {len(w)}",
                list(river.tokens), w, highlight=int(np.argsort(w)[-2]))
     top = [river.tokens[i] for i in np.argsort(w)[::-1][:3]]
-    note = Note(id="read", box=LAYOUT["read"], kind="weights", text=(
-        f"One coefficient per token of the sentence, from softmax, so they add up to "
-        f"{number(w.sum(), 3)}. The largest go to “{top[0]}”, “{top[1]}” and “{top[2]}”."))
-    return FrameBody(widgets=[row], notes=[note])
+    read = note("read", LAYOUT["read"], "weights", total=number(w.sum(), 3), first=top[0], second=top[1],
+                third=top[2])
+    return FrameBody(widgets=[row], notes=[read])
 
 
 def _bank_in_context(i: int, s: Sentence, where: str) -> Tensor:
@@ -140,12 +130,10 @@ def _bank_in_context(i: int, s: Sentence, where: str) -> Tensor:
 def _context(ctx: BuildContext) -> FrameBody:
     river, money = sentences(ctx)
     rw, rm = river.contextual[river.index("bank")], money.contextual[money.index("bank")]
-    note = Note(id="diff", box=LAYOUT["diff"], kind="output", text=(
-        f"Same start, different result. After attention, “bank” by the river has water "
-        f"{number(rw[0], 2)} vs money {number(rw[1], 2)}; at the cash desk, water {number(rm[0], 2)} vs "
-        f"money {number(rm[1], 2)}."))
+    diff = note("diff", LAYOUT["diff"], "output", river_water=number(rw[0], 2), river_money=number(rw[1], 2),
+                cash_water=number(rm[0], 2), cash_money=number(rm[1], 2))
     return FrameBody(tensors=[_bank_in_context(0, river, "context_river"),
-                              _bank_in_context(1, money, "context_money")], notes=[note])
+                              _bank_in_context(1, money, "context_money")], notes=[diff])
 
 
 def _mechanism(ctx: BuildContext) -> FrameBody:
@@ -161,20 +149,16 @@ def _mechanism(ctx: BuildContext) -> FrameBody:
         bars("m_s", LAYOUT["m_scores"], "“bank”'s scores q·k / √d_k", toks, a.scaled[b], kind="scores", digits=2,
              show_sum=False, scale_max=None),
         bars("m_w", LAYOUT["m_weights"], "its weights A, sum 1", toks, a.weights[b], digits=2, show_sum=False),
-        cards("mech", LAYOUT["mech"], [
-        {"title": "1 · match", "body": "the position being updated is compared with every other position",
-         "kind": "scores"},
-        {"title": "2 · weigh and mix", "body": "the matches become weights that sum to one; the value rows "
-                                               "are averaged with them", "kind": "weights"},
-        {"title": "3 · new row", "body": "the result is a row that now depends on the context", "kind": "output"},
-    ], columns=3, arrows=True)])
+        cards("mech", LAYOUT["mech"], [card("match", kind="scores"), card("mix", kind="weights"),
+                                       card("new-row", kind="output")], columns=3, arrows=True)])
 
 
 STAGES = {"chain": _chain, "table": _table, "lookup": _lookup, "positions": _positions, "weights": _weights,
           "context": _context, "mechanism": _mechanism}
 
 
-@CHAPTER.builder("walk.word", WordParams)
+@CHAPTER.builder("walk.word", WordParams, notes=("honest", "row", "same", "rows-differ", "why", "read", "diff"),
+                 cards=("text", "tokens", "ids", "lookup", "match", "mix", "new-row"))
 def word(ctx: BuildContext, p: WordParams) -> FrameBody:
     """Text → tokens → ids → embedding rows; positions; the bank row before and after attention."""
     return STAGES[p.stage](ctx)
