@@ -10,12 +10,13 @@ import numpy as np
 from attention_talk.engine import costs, scores, softmax
 from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note, Tensor
+from attention_talk.frames.contract import FrameBody, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import (
     band,
@@ -43,12 +44,9 @@ class EquationParams(Params):
 
 
 def _steps(n: int, d_k: int) -> list[dict]:
-    return [
-        {"title": "1 · S = Q·Kᵀ", "body": f"({n} × {d_k}) · ({d_k} × {n}) = {n} × {n}", "kind": "scores"},
-        {"title": "2 · S / √d_k", "body": f"scaled, still {n} × {n}", "kind": "scores"},
-        {"title": "3 · S / √d_k + M", "body": f"M is {n} × {n}: 0 keeps, −∞ blocks", "kind": "mask"},
-        {"title": "4 · A = softmax(rows)", "body": f"{n} × {n}, each row sums to 1", "kind": "weights"},
-    ]
+    """The four steps' cards, with the river sentence's {tokens} and {key_width}."""
+    return [card(id, kind=kind, tokens=n, key_width=d_k)
+            for id, kind in (("scores", "scores"), ("scale", "scores"), ("mask", "mask"), ("softmax", "weights"))]
 
 
 def _one_row(ctx: BuildContext) -> Tensor:
@@ -80,11 +78,8 @@ def _formula(ctx: BuildContext, p: EquationParams) -> FrameBody:
     body = _four_steps(ctx, p)
     body.widgets.append(equation_widget("eq", LAYOUT["formula"], p.equation or "attention"))
     body.widgets.append(cards("legend", LAYOUT["legend"], [
-        {"title": f"Q · {n} × {d_k}", "body": "queries × key width", "kind": "query"},
-        {"title": f"K · {n} × {d_k}", "body": "keys × key width", "kind": "key"},
-        {"title": f"V · {n} × {river.v.shape[1]}", "body": "values × value width", "kind": "value"},
-        {"title": f"A · {n} × {n}", "body": "queries × keys", "kind": "weights"},
-    ], columns=4))
+        card(f"legend-{id}", kind=kind, tokens=n, key_width=d_k, value_width=river.v.shape[1])
+        for id, kind in (("q", "query"), ("k", "key"), ("v", "value"), ("a", "weights"))], columns=4))
     return body
 
 
@@ -117,17 +112,11 @@ def _variance(ctx: BuildContext, scaled_too: bool) -> FrameBody:
         "series": series, "rows": 2, "ticks": [float(t) for t in np.arange(-tick, tick + 1, 10)],
         "caption": f"{count(raw.size)} dot products of random unit-variance vectors ({dk} components), "
                    "one shared axis"})
-    if scaled_too:
-        top_scaled = float(np.mean(np.max(softmax(scaled), axis=1)))  # mean largest weight per row
-        text = (f"Same axis, same bins: dividing by √{dk} squeezes the spread back to variance "
-                f"{number(scaled.var(), 2)}. The top weight now averages {number(top_scaled, 2)}: softmax stays "
-                "soft and its gradients stay useful.")
-    else:
-        top_raw = float(np.mean(np.max(softmax(raw), axis=1)))  # mean largest weight per row
-        text = (f"Each score adds {dk} products, so its variance grows like d_k "
-                f"({number(raw.var(), 0)} here). Softmax of such rows is nearly one-hot: the top weight "
-                f"averages {number(top_raw, 2)}.")
-    return FrameBody(widgets=[hist], notes=[Note(id="why", box=LAYOUT["why"], kind="scores", text=text)])
+    shown, digits = (scaled, 2) if scaled_too else (raw, 0)
+    top = float(np.mean(np.max(softmax(shown), axis=1)))  # mean largest weight per row
+    why = note("why", LAYOUT["why"], "scores", components=dk, variance=number(shown.var(), digits),
+               top=number(top, 2))  # the raw and the scaled step each give their text
+    return FrameBody(widgets=[hist], notes=[why])
 
 
 def _raw(ctx: BuildContext, p: EquationParams) -> FrameBody:
@@ -143,14 +132,8 @@ def _params(ctx: BuildContext, p: EquationParams) -> FrameBody:
     n, d_k = river.q.shape
     wq = costs(ctx.deck.preset).weights_per_matrix("W_Q")
     memory = cards("pa", LAYOUT["memory"], [
-        {"title": "parameters · learned, kept", "kind": "weight",
-         "body": f"E, W_Q, W_K, W_V, W_O: set by gradient descent, reused for every input. "
-                 f"At DeepSeek-V3.2 size W_Q alone is {count(wq.value)} weights "
-                 f"({wq.formula.split(' = ')[1]})."},
-        {"title": "activations · computed, thrown away", "kind": "neutral",
-         "body": f"Q, K, V, scores, weights, outputs: recomputed for each input. For our "
-                 f"sentence: {n} × {d_k} queries and a {n} × {n} map; another sentence, other "
-                 f"numbers."},
+        card("parameters", kind="weight", weights=count(wq.value), formula=wq.formula.split(" = ")[1]),
+        card("activations", kind="neutral", tokens=n, key_width=d_k),
     ], columns=2, arrows=True)
     return FrameBody(widgets=[memory], counters=[counter("wq", wq)])
 
@@ -158,7 +141,9 @@ def _params(ctx: BuildContext, p: EquationParams) -> FrameBody:
 STAGES = {"steps": _four_steps, "formula": _formula, "raw": _raw, "scaled": _scaled, "params": _params}
 
 
-@CHAPTER.builder("walk.equation", EquationParams)
+@CHAPTER.builder("walk.equation", EquationParams, notes=("why",),
+                 cards=("scores", "scale", "mask", "softmax", "legend-q", "legend-k", "legend-v", "legend-a",
+                        "parameters", "activations"))
 def equation(ctx: BuildContext, p: EquationParams) -> FrameBody:
     """The four steps with shapes, the full formula, why √d_k, parameters vs activations."""
     return STAGES[p.stage](ctx, p)

@@ -11,9 +11,10 @@ from pydantic import Field
 from attention_talk.engine import FlashAttention, flash_attend
 from attention_talk.formatting import scientific
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import band, causal_river
 
@@ -51,7 +52,7 @@ def tiled(ctx: BuildContext) -> tuple[FlashAttention, np.ndarray]:
     return flash_attend(river.q, river.k, river.v, block_size=FLASH_BLOCK, causal=True), river.attention.output
 
 
-@CHAPTER.builder("walk.flash", FlashParams)
+@CHAPTER.builder("walk.flash", FlashParams, notes=("eq",))
 def flash(ctx: BuildContext, p: FlashParams) -> FrameBody:
     """FlashAttention tile by tile: per-tile S, running m, ℓ and Z; the end equals the pipeline's Z."""
     fa, exact = tiled(ctx)
@@ -64,7 +65,5 @@ def flash(ctx: BuildContext, p: FlashParams) -> FrameBody:
         "final": p.tile == 0, "exact": _matrix(exact), "max_diff": max_diff, "skipped": _skipped(fa, n),
         "show_skip": p.skip}, kind="scores")])
     if p.tile == 0:
-        body.notes.append(Note(id="eq", box=LAYOUT["equal"], kind="output", text=(
-            f"After the last tile, Z equals the pipeline's causal Z = A·V: largest difference "
-            f"{scientific(max_diff)}. The {n} × {n} map was never stored whole.")))
+        body.notes.append(note("eq", LAYOUT["equal"], "output", difference=scientific(max_diff), tokens=n))
     return body

@@ -10,12 +10,13 @@ import numpy as np
 
 from attention_talk.engine import attend, causal_mask, padding_mask
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note, Tensor
+from attention_talk.frames.contract import FrameBody, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_weights
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import SOURCE, TARGET, seq2seq
 from attention_talk.frames.walkthrough.shared import band, cards, causal_river, sentences, to_right
@@ -37,19 +38,9 @@ def _self(ctx: BuildContext) -> FrameBody:
     toks, a = list(river.tokens), river.attention  # no mask: an encoder reads left and right
     t = tensor("selfA", "A, self-attention without a mask", "weights", a.weights, LAYOUT["selfmap"], rows=toks,
                cols=toks, digits=2, heat=True)
-    note = Note(id="both", box=LAYOUT["selfnote"], kind="neutral", text=(
-        f"Row i is token i asking, column j is token j answering: the same {len(toks)} tokens on both sides. "
-        f"Without a mask every row spreads over all {len(toks)} columns, later tokens included; the next "
-        "steps change who may answer."))
-    return FrameBody(tensors=[derive_weights(t, a.masked, row_names=toks, col_names=toks)], notes=[note], widgets=[
-        cards("src", LAYOUT["sources"], [
-        {"title": "self-attention", "kind": "neutral",
-         "body": "Q = X·W_Q   K = X·W_K   V = X·W_V — one sequence asks and answers; an encoder "
-                 "may read left and right"},
-        {"title": "versus a search engine", "kind": "neutral",
-         "body": "there, one outside request searches a fixed collection; here every token is "
-                 "both a request and part of the collection"},
-    ], columns=2)])
+    both = note("both", LAYOUT["selfnote"], tokens=len(toks))
+    return FrameBody(tensors=[derive_weights(t, a.masked, row_names=toks, col_names=toks)], notes=[both], widgets=[
+        cards("src", LAYOUT["sources"], [card("self", kind="neutral"), card("search", kind="neutral")], columns=2)])
 
 
 def _cross(ctx: BuildContext) -> FrameBody:
@@ -61,11 +52,8 @@ def _cross(ctx: BuildContext) -> FrameBody:
     states = [f"h({w})" for w in SOURCE]
     t = tensor("cross", "cross-attention weights", "weights", a.weights, LAYOUT["cross"], rows=tgt, cols=states,
                heat=True)
-    note = Note(id="qkv", box=LAYOUT["cross_note"], kind="neutral", text=(
-        f"Q = Y·W_Q from the decoder ({len(tgt)} target words so far); K = X·W_K and V = X·W_V "
-        f"from the encoder ({len(SOURCE)} source words). The map is {len(tgt)} × {len(SOURCE)}: "
-        "queries need not equal keys."))
-    return FrameBody(tensors=[derive_weights(t, a.masked, row_names=tgt, col_names=states)], notes=[note])
+    qkv = note("qkv", LAYOUT["cross_note"], targets=len(tgt), sources=len(SOURCE))
+    return FrameBody(tensors=[derive_weights(t, a.masked, row_names=tgt, col_names=states)], notes=[qkv])
 
 
 def _mask_tensor(label: str, m: np.ndarray, toks: list[str], why: Callable[[int, int], str]) -> Tensor:
@@ -82,11 +70,8 @@ def _causal(ctx: BuildContext) -> FrameBody:
     mask = _mask_tensor("causal mask M", m, toks, lambda r, c: (
         f"position {c + 1} is after position {r + 1}: blocked" if c > r else
         f"position {c + 1} is not after position {r + 1}: allowed"))
-    note = Note(id="rule", box=LAYOUT["rule"], kind="mask", text=(
-        f"Row i may read columns 1…i: {int((m == 0).sum())} allowed cells, "
-        f"{int((m != 0).sum())} blocked. The −∞ is added before softmax, where it becomes a "
-        "weight of exactly 0. Used when a model writes text left to right."))
-    return FrameBody(tensors=[mask], notes=[note])
+    rule = note("rule", LAYOUT["rule"], "mask", allowed=int((m == 0).sum()), blocked=int((m != 0).sum()))
+    return FrameBody(tensors=[mask], notes=[rule])
 
 
 def _padding(ctx: BuildContext) -> FrameBody:
@@ -96,10 +81,7 @@ def _padding(ctx: BuildContext) -> FrameBody:
     mask = _mask_tensor("padding mask M", padding_mask(keep), toks, lambda r, c: (
         f"“{toks[c]}” is padding: blocked in every row" if not keep[c] else
         f"“{toks[c]}” is a real token: allowed"))
-    note = Note(id="rule", box=LAYOUT["rule"], kind="mask", text=(
-        f"A different mask: sentences in a batch are padded to one length. Every row blocks the "
-        f"{int((~keep).sum())} padding column; the future is not the issue here."))
-    return FrameBody(tensors=[mask], notes=[note])
+    return FrameBody(tensors=[mask], notes=[note("rule", LAYOUT["rule"], "mask", padded=int((~keep).sum()))])
 
 
 def _picker(ctx: BuildContext) -> FrameBody:
@@ -115,7 +97,7 @@ def _picker(ctx: BuildContext) -> FrameBody:
 STAGES = {"self": _self, "cross": _cross, "causal": _causal, "padding": _padding, "picker": _picker}
 
 
-@CHAPTER.builder("walk.variants", VariantParams)
+@CHAPTER.builder("walk.variants", VariantParams, notes=("both", "qkv", "rule"), cards=("self", "search"))
 def variants(ctx: BuildContext, p: VariantParams) -> FrameBody:
     """Where Q, K, V come from; the causal and padding masks; a token picker over real rows."""
     return STAGES[p.stage](ctx)

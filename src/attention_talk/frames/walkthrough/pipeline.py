@@ -8,12 +8,13 @@ from pydantic import Field
 
 from attention_talk.formatting import shape
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Kind, Note, Tensor
+from attention_talk.frames.contract import FrameBody, Kind, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_output, derive_projection, derive_scores, derive_weights
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import W_K, W_O, W_Q, W_V, Sentence
 from attention_talk.frames.walkthrough.shared import FEATS, causal_river, to_right
@@ -86,7 +87,7 @@ STAGES = {
 }
 
 
-@CHAPTER.builder("walk.pipeline", PipelineParams)
+@CHAPTER.builder("walk.pipeline", PipelineParams, notes=("hint",))
 def pipeline(ctx: BuildContext, p: PipelineParams) -> FrameBody:
     """Nine stacked stages with their shapes; the active one is drawn with its numbers."""
     s = causal_river(ctx)
@@ -95,6 +96,5 @@ def pipeline(ctx: BuildContext, p: PipelineParams) -> FrameBody:
     pipe = widget("pipeline", "pipe", LAYOUT["pipe"], {
         "stages": [{"title": t, "formula": f, "shape": sh} for t, f, sh in rows], "active": p.stage - 1})
     t = STAGES[p.stage](s)
-    hint = Note(id="hint", box=LAYOUT["hint"], kind=t.kind, text=(
-        f"Stage {p.stage} of 9 · shape {rows[p.stage - 1][2]} · click or Tab to any cell to see its sum"))
+    hint = note("hint", LAYOUT["hint"], t.kind, stage=p.stage, stages=len(rows), shape=rows[p.stage - 1][2])
     return FrameBody(tensors=[t], widgets=[pipe], notes=[hint])

@@ -7,11 +7,12 @@ from typing import Literal
 
 from attention_talk.formatting import shape
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note, Tensor
+from attention_talk.frames.contract import FrameBody, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection
 from attention_talk.frames.kit.layout import LEFT, box, columns
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import W_K, W_Q, W_V
 from attention_talk.frames.walkthrough.shared import band, cards, sentences
@@ -21,16 +22,8 @@ _UNDER = columns(band(392, 368), [1, 1, 1], gap=22)  # one computed example unde
 LAYOUT = {"jobs": band(120, 250), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MATRICES[2],
           "learned": band(580, 120), "q_bank": _UNDER[0], "k_all": _UNDER[1], "v_all": _UNDER[2]}
 
-JOBS = ["query", "key", "value"]
+JOBS = ["query", "key", "value"]  # each job's card (its words: the slide's) and its colour
 BLANK = [""]  # an unlabelled row or column (its neighbour carries the label): fewer words on the stage
-QKV_CARDS = [
-    {"title": "Q · query", "tag": "the request", "kind": "query",
-     "body": "what the token being updated is looking for: “which words clarify me?”"},
-    {"title": "K · key", "tag": "the match signal", "kind": "key",
-     "body": "what each position offers to be matched; q · k gives one score per position"},
-    {"title": "V · value", "tag": "the payload", "kind": "value",
-     "body": "what each position hands over; the weights average these rows"},
-]
 
 
 class QkvParams(Params):
@@ -54,7 +47,8 @@ def _examples(ctx: BuildContext) -> list[Tensor]:
 def _jobs(ctx: BuildContext, p: QkvParams) -> FrameBody:
     """The cards of the jobs up to this stage's, the last one active, each with its numbers under it."""
     n = JOBS.index(p.stage) + 1
-    return FrameBody(widgets=[cards("qkv", LAYOUT["jobs"], QKV_CARDS[:n], columns=3, active=n - 1)],
+    jobs = [card(job, kind=job) for job in JOBS[:n]]
+    return FrameBody(widgets=[cards("qkv", LAYOUT["jobs"], jobs, columns=3, active=n - 1)],
                      tensors=_examples(ctx)[:n])
 
 
@@ -66,16 +60,14 @@ def _matrices(ctx: BuildContext, p: QkvParams) -> FrameBody:
         labels = toks if name == "Q" else BLANK * len(toks)  # one set of token labels for the three matrices
         t = tensor(name, f"{name} = X·W_{name}", kind, arr, LAYOUT[name], rows=labels, cols=BLANK * 3)
         body.tensors.append(derive_projection(t, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
-    body.notes.append(Note(id="learned", box=LAYOUT["learned"], text=(
-        f"Three different {shape(*W_Q.shape)} matrices turn the same rows X into three views. "
-        "In a real model these matrices are learned; the columns have no human names.")))
+    body.notes.append(note("learned", LAYOUT["learned"], shape=shape(*W_Q.shape)))
     return body
 
 
 STAGES = {"query": _jobs, "key": _jobs, "value": _jobs, "matrices": _matrices}
 
 
-@CHAPTER.builder("walk.qkv", QkvParams)
+@CHAPTER.builder("walk.qkv", QkvParams, notes=("learned",), cards=tuple(JOBS))
 def qkv(ctx: BuildContext, p: QkvParams) -> FrameBody:
     """The three jobs, then the three matrices of the river sentence."""
     return STAGES[p.stage](ctx, p)
