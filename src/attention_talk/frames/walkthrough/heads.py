@@ -15,6 +15,7 @@ from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_output, derive_projection, derive_weights
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import MH_TOKENS, MH_X
 from attention_talk.frames.walkthrough.shared import band, cards, equation_widget, to_right
@@ -69,16 +70,16 @@ def _output(mh: MultiHead, i: int) -> Tensor:
 
 
 def _weights_note(mh: MultiHead) -> Note:
+    """Head 1's row for “river” (the slide's text ``row-weights``, shared by two steps)."""
     h1 = mh.heads[0]
-    return Note(id="row", box=LAYOUT["row"], kind="weights", text=(
-        f"Row “river”: {vector(h1.weights[0], 3)}. Scale 1/√2 = {number(h1.scale, 3)}."))
+    return note("row", LAYOUT["row"], "weights", key="row-weights", weights=vector(h1.weights[0], 3),
+                key_width=h1.q.shape[1], scale=number(h1.scale, 3))
 
 
 def _input(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
-    return FrameBody(tensors=[_x()], notes=[Note(id="sel", box=LAYOUT["selectors"], kind="input", text=(
-        "Head 1 reads features 1–2, head 2 reads features 3–4: selector projections, so "
-        "Q = K = V = the selected columns and d_k = 2. Real heads learn projections that mix "
-        "every feature."))])
+    first, second = ("–".join(cols) for cols in HEAD_COLS)
+    return FrameBody(tensors=[_x()], notes=[note("sel", LAYOUT["selectors"], "input", first=first, second=second,
+                                                 key_width=mh.heads[0].q.shape[1])])
 
 
 def _head1(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
@@ -91,10 +92,9 @@ def _out1(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
 
 def _head2(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     h2 = mh.heads[1]
-    note = Note(id="row", box=LAYOUT["row"], kind="output", text=(
-        f"“river”: head 1 gives {vector(mh.heads[0].output[0], 3)}, head 2 gives "
-        f"{vector(h2.output[0], 3)} (its weights {vector(h2.weights[0], 3)})."))
-    return FrameBody(tensors=[_x(), _weights1(mh), _output(mh, 0), _output(mh, 1)], notes=[note])
+    row = note("row", LAYOUT["row"], "output", key="row-heads", first=vector(mh.heads[0].output[0], 3),
+               second=vector(h2.output[0], 3), weights=vector(h2.weights[0], 3))
+    return FrameBody(tensors=[_x(), _weights1(mh), _output(mh, 0), _output(mh, 1)], notes=[row])
 
 
 def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
@@ -109,40 +109,33 @@ def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     yt = tensor("O", "O = concat(Z¹, Z²)·W_O", "output", mh.output, LAYOUT["O"], rows=TOKS, cols=WIDE, digits=3,
                 highlight=RIVER)
     derive_projection(yt, mh.concat, w_o, x_name="concat", w_name="W_O", row_names=TOKS)
-    note = Note(id="row", box=LAYOUT["concat_note"], kind="output", text=(
-        f"“river” side by side: {vector(mh.concat[0], 3)}, four numbers again. W_O mixes the "
-        "heads' channels back into the model width before the residual path."))
-    return FrameBody(tensors=[ct, wt, yt], notes=[note])  # X steps aside: concat, W_O and O are the story
+    row = note("row", LAYOUT["concat_note"], "output", key="row-concat", row=vector(mh.concat[0], 3))
+    return FrameBody(tensors=[ct, wt, yt], notes=[row])  # X steps aside: concat, W_O and O are the story
 
 
 def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     n, d = MH_X.shape
     dk = mh.heads[0].q.shape[1]
     return FrameBody(widgets=[cards("shapes", LAYOUT["shapes"], [
-        {"title": "X", "body": shape(n, d), "kind": "input"},
-        {"title": "Q, K, V per head", "body": shape(n, dk), "kind": "neutral"},
-        {"title": "A per head", "body": shape(n, n), "kind": "weights"},
-        {"title": "output per head", "body": shape(n, dk), "kind": "output"},
-        {"title": "concat · W_O", "body": f"{shape(n, mh.concat.shape[1])} → {shape(*mh.output.shape)}",
-         "kind": "output"},
+        card("shape-x", kind="input", shape=shape(n, d)),
+        card("shape-qkv", kind="neutral", shape=shape(n, dk)),
+        card("shape-a", kind="weights", shape=shape(n, n)),
+        card("shape-out", kind="output", shape=shape(n, dk)),
+        card("shape-concat", kind="output", concat=shape(n, mh.concat.shape[1]), shape=shape(*mh.output.shape)),
     ], columns=5, arrows=True), equation_widget("eq", LAYOUT["eq"], "multihead")])
 
 
 def _caveat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     return FrameBody(widgets=[picker(LAYOUT["caveat_map"], selected=1, summary=False),
-                              cards("caveat", LAYOUT["caveat"], [
-        {"title": "a bright cell is a coefficient, not a concept", "kind": "neutral",
-         "body": "it says one head, in one layer, on one input, gave one key a larger share. We designed "
-                 "these heads; in a trained model, “head 2 resolves references” claims more than the "
-                 "numbers show."},
-    ], columns=1)])
+                              cards("caveat", LAYOUT["caveat"], [card("caveat", kind="neutral")], columns=1)])
 
 
 STAGES = {"input": _input, "head1": _head1, "out1": _out1, "head2": _head2, "concat": _concat,
           "shapes": _shapes, "caveat": _caveat}
 
 
-@CHAPTER.builder("walk.heads", HeadsParams)
+@CHAPTER.builder("walk.heads", HeadsParams, notes=("sel", "row", "row-weights", "row-heads", "row-concat"),
+                 cards=("shape-x", "shape-qkv", "shape-a", "shape-out", "shape-concat", "caveat"))
 def heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
     """Two selector heads on river, bank, flooded: weights, outputs, concat, W_O, shapes."""
     mh, w_o = two_heads(ctx.deck.story.seed)

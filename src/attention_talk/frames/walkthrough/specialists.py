@@ -13,12 +13,13 @@ import numpy as np
 from attention_talk.engine import MultiHead, multi_head
 from attention_talk.formatting import number, shape, vector
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import Box, FrameBody, Highlight, Note, Tensor, Widget
+from attention_talk.frames.contract import Box, FrameBody, Highlight, Tensor, Widget
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import FEATURES, SPEC_COLS, SPEC_TOKENS, spec_weights, spec_x
 from attention_talk.frames.walkthrough.shared import band, bars, to_right
@@ -92,12 +93,9 @@ def _split() -> FrameBody:
                 max_cols=8, digits=2)
     derive_copy(ct, lambda r, c: (f"head {1 + c // dk}'s output for “bank”, column {c % dk + 1}",
                                   float(cat[0, c])), formula="[Z¹ | Z²]", title=lambda r, c: f"concat, column {c + 1}")
-    note = Note(id="split", box=LAYOUT["split"], kind="neutral", text=(
-        f"d_model = {d} and h = 2 heads, so each head is d_model / h = {dk} wide. Head 1's W_Q and W_K "
-        f"({shape(d, dk)}) read only the position half; head 2's read only the word half. Each head "
-        f"gives {shape(n, dk)}; side by side they fill the {d} columns again, and W_O "
-        f"({shape(*mh.w_o.shape)}) mixes them."))
-    return FrameBody(tensors=[_x_tensor(x), ct], notes=[note])
+    split = note("split", LAYOUT["split"], width=d, head_count=len(mh.heads), head_width=dk,
+                 w_qk=shape(d, dk), out=shape(n, dk), w_o=shape(*mh.w_o.shape))
+    return FrameBody(tensors=[_x_tensor(x), ct], notes=[split])
 
 
 def _blend() -> FrameBody:
@@ -114,18 +112,16 @@ def _blend() -> FrameBody:
     dist = np.linalg.norm(x[:, :4] - out, axis=1)  # (6,)  distance of O(bank) to each token's word row
     near = int(np.argmin(dist))
     w2 = mh.heads[1].weights[BANK]
-    note = Note(id="blend", box=LAYOUT["blend"], kind="output", text=(
-        f"O(bank) = {vector(out, 2)} is no token's row: the nearest, “{TOKS[near]}”, is "
-        f"{number(dist[near], 2)} away. Attention hands on a weighted blend, a new representation, "
-        "not a pointer to one token."))
-    return FrameBody(tensors=[t], notes=[note], widgets=[
+    blend = note("blend", LAYOUT["blend"], "output", row=vector(out, 2), nearest=TOKS[near],
+                 distance=number(dist[near], 2))
+    return FrameBody(tensors=[t], notes=[blend], widgets=[
         bars("w2", LAYOUT["bars"], "head 2's weights for “bank”", TOKS, w2, highlight=int(np.argmax(w2)))])
 
 
 STAGES = {"specialise": _specialise, "split": _split, "blend": _blend}
 
 
-@CHAPTER.builder("walk.specialists", SpecialistParams)
+@CHAPTER.builder("walk.specialists", SpecialistParams, notes=("split", "blend"))
 def specialists_builder(ctx: BuildContext, p: SpecialistParams) -> FrameBody:
     """Two designed heads over d_model 8: a head picker, the split into two 4-wide heads, the blend."""
     return STAGES[p.stage]()
