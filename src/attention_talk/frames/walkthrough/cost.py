@@ -10,12 +10,13 @@ import numpy as np
 from attention_talk.engine import Costs, costs, decode
 from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Highlight, Note
+from attention_talk.frames.contract import FrameBody, Highlight
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection
 from attention_talk.frames.kit.layout import LEFT, box, columns
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import W_K, W_V
 from attention_talk.frames.walkthrough.shared import band, bars, cards, counter, sentences, to_right
@@ -29,6 +30,8 @@ LAYOUT = {
     "modern": band(120, 300), "reads": _BILLS[0], "cells": _BILLS[1],
 }
 PAIR_NS = (1_024, 4_096, 16_384, 65_536, 163_840)
+MLA_SOURCES = "DeepSeek-V2/V3"  # the reports MLA's figures come from (names with digits: figures, not words)
+HYBRID_EXAMPLE = "Kimi K3"  # a model described as mixing attention patterns across layers
 
 
 class CostParams(Params):
@@ -61,10 +64,7 @@ def _kv(ctx: BuildContext, c: Costs) -> FrameBody:
         body.tensors.append(derive_projection(ct, river.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
     growth = ", ".join(count(x) for x in dec.cache_numbers)
     per = c.kv_bytes_per_token_layer("mha")
-    body.notes.append(Note(id="grow", box=LAYOUT["grow"], kind="neutral", text=(
-        f"Each new token appends one key row and one value row, per head and per layer; old "
-        f"rows never change. Numbers cached here after each token: {growth}. At DeepSeek-V3.2 "
-        f"size: {count(per.value)} bytes per token per layer.")))
+    body.notes.append(note("grow", LAYOUT["grow"], growth=growth, bytes=count(per.value)))
     body.counters.append(counter("kvtok", c.kv_bytes_per_token("mha"), "MHA cache per token"))
     return body
 
@@ -80,13 +80,12 @@ def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
                     ["MHA", "MLA"], whole, kind="neutral", digits=0, show_sum=False, scale_max=None,
                     value_labels=[f"{number(x / 1e9, 1)} GB" for x in whole])
     m = c.preset.mla
-    note = Note(id="mla", box=LAYOUT["mla"], kind="neutral", text=(
-        f"MHA stores {mha.formula.split(') ×')[0].lstrip('(')} numbers; MLA stores a shared "
-        f"latent: {c.kv_numbers_per_token_layer('mla').formula}. That is {number(c.kv_ratio('mha', 'mla').value, 1)}× "
-        f"less. The price is more projection work: MLA's five matrices hold {count(c.mla_weights().value)} "
-        f"weights per layer, and its scores are d_k + d_r = {m.qk_nope_head_dim} + {m.qk_rope_head_dim} = "
-        f"{m.qk_nope_head_dim + m.qk_rope_head_dim} wide. Source: DeepSeek-V2/V3 reports."))
-    return FrameBody(widgets=[kv, ctx_bars], notes=[note])
+    mla_note = note("mla", LAYOUT["mla"], mha_numbers=mha.formula.split(") ×")[0].lstrip("("),
+                    mla_numbers=c.kv_numbers_per_token_layer("mla").formula,
+                    ratio=number(c.kv_ratio("mha", "mla").value, 1), mla_matrix_weights=count(c.mla_weights().value),
+                    nope=m.qk_nope_head_dim, rope=m.qk_rope_head_dim,
+                    score_width=m.qk_nope_head_dim + m.qk_rope_head_dim, sources=MLA_SOURCES)
+    return FrameBody(widgets=[kv, ctx_bars], notes=[mla_note])
 
 
 def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
@@ -95,14 +94,8 @@ def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
     reads = np.array([n, top_k])  # keys one query reads: all of them, or DSA's top-k
     scores = np.array([c.attention_map_cells(n).value, n * top_k])  # scores per head for a whole context
     return FrameBody(widgets=[cards("modern", LAYOUT["modern"], [
-        {"title": "MLA (DeepSeek)", "kind": "neutral",
-         "body": "caches a small latent per token instead of every head's keys and values"},
-        {"title": "DSA (DeepSeek-V3.2)", "kind": "neutral",
-         "body": f"a light indexer picks the top {count(top_k)} keys; each query attends to those only"},
-        {"title": "hybrid patterns", "kind": "neutral",
-         "body": "mix different attention patterns across layers (Kimi K3 is described this way)"},
-        {"title": "unchanged roles", "kind": "neutral",
-         "body": "queries still ask, keys still match, values still carry, masks still decide who may be seen"},
+        card("mla", kind="neutral"), card("dsa", kind="neutral", top=count(top_k)),
+        card("hybrid", kind="neutral", example=HYBRID_EXAMPLE), card("roles", kind="neutral"),
     ], columns=4),
         bars("reads", LAYOUT["reads"], f"keys one query reads, n = {count(n)}", ["dense", "DSA"], reads,
              kind="scores", digits=0, show_sum=False, scale_max=None, value_labels=[count(int(x)) for x in reads]),
@@ -115,7 +108,7 @@ def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
 STAGES = {"pairs": _pairs, "kv": _kv, "mla": _mla, "modern": _modern}
 
 
-@CHAPTER.builder("walk.cost", CostParams)
+@CHAPTER.builder("walk.cost", CostParams, notes=("grow", "mla"), cards=("mla", "dsa", "hybrid", "roles"))
 def cost(ctx: BuildContext, p: CostParams) -> FrameBody:
     """n² pairs (a slider), the KV cache and MLA's smaller cache, modern variants."""
     return STAGES[p.stage](ctx, costs(ctx.deck.preset))

@@ -15,23 +15,15 @@ from attention_talk.frames.kit.derivations import derive_weights
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import card
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import bars, cards, causal_river, to_right
 from attention_talk.frames.walkthrough.specialists import picker
 
 LAYOUT = {"cards": box(LEFT, 120, 640, 640), "visual": to_right(760, 120, 640)}
-ORDER = ["retrieval", "routing", "shapes", "heads"]
-SUMMARY = [
-    {"title": "learned retrieval", "kind": "neutral",
-     "body": "compare each query with every key, softmax the scores, sum the value rows with those "
-             "weights; training shapes the projections"},
-    {"title": "routing, not reasoning", "kind": "weights",
-     "body": "a map shows where one head in one layer sent weight, not which concept the model used"},
-    {"title": "shapes expose mistakes", "kind": "neutral",
-     "body": "Q n_q × d_k and K n_k × d_k give QKᵀ n_q × n_k; with V n_k × d_v the output Z is n_q × d_v"},
-    {"title": "many heads, one width", "kind": "output",
-     "body": "each head has its own projections and map; concat and W_O return to the model width"},
-]
+# the closing ideas in order, each a card (its words: the slide's) with its colour
+IDEAS = {"retrieval": "neutral", "routing": "weights", "shapes": "neutral", "heads": "output"}
+ORDER = list(IDEAS)
 
 
 class SummaryParams(Params):
@@ -74,11 +66,11 @@ STAGES: dict[str, Callable[[BuildContext], FrameBody]] = {
     "retrieval": _retrieval, "routing": _routing, "shapes": _shapes, "heads": _heads}
 
 
-@CHAPTER.builder("walk.summary", SummaryParams)
+@CHAPTER.builder("walk.summary", SummaryParams, cards=tuple(ORDER))
 def summary(ctx: BuildContext, p: SummaryParams) -> FrameBody:
     """The closing ideas one by one (earlier ones as titles), each beside a computed picture."""
     n = ORDER.index(p.stage) + 1
-    shown = [c if i == n - 1 else c | {"body": ""} for i, c in enumerate(SUMMARY[:n])]
+    shown = [card(idea, kind=IDEAS[idea], body=i == n - 1) for i, idea in enumerate(ORDER[:n])]  # earlier: titles
     body = STAGES[p.stage](ctx)
     body.widgets.insert(0, cards("sum", LAYOUT["cards"], shown, columns=1, active=n - 1))
     return body
