@@ -16,7 +16,7 @@ FRAMES = Path(__file__).resolve().parents[1] / "src" / "attention_talk" / "frame
 LEFT = "issue 28 item 3: this chapter's notes and cards are still written in its builders"
 CHAPTERS = [
     "step_by_step",
-    pytest.param("walkthrough", marks=pytest.mark.xfail(strict=True, reason=LEFT)),
+    "walkthrough",
     pytest.param("real_heads", marks=pytest.mark.xfail(strict=True, reason=LEFT)),
 ]
 
@@ -47,7 +47,7 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile(body, re.DOTALL)
 
 
-DECKS = [data_dir("slides") / "attention-step-by-step.yaml",
+DECKS = [data_dir("slides") / "attention-step-by-step.yaml", data_dir("slides") / "attention-walkthrough.yaml",
          Path(__file__).resolve().parents[1] / "docs" / "example-deck.yaml"]
 
 
@@ -99,3 +99,32 @@ def test_a_card_takes_its_words_from_the_step_then_the_slide() -> None:
         with pytest.raises(WordsError, match=r"unknown figure \{share\}"):
             card("jobs", layer=1)
     assert words.unused() == []
+
+
+CARD_DECKS = [data_dir("slides") / "attention-walkthrough.yaml"]
+
+
+def _card_matches(words, card) -> bool:
+    """``card`` shows ``words``: its title, tag and body with numbers in the placeholders (a card
+    summed up earlier shows its title alone; a tag that is notation comes from the builder)."""
+    return bool(_pattern(words.title).fullmatch(card.title)
+                and (card.body == "" or _pattern(words.body).fullmatch(card.body))
+                and (words.tag is None or (card.tag is not None and _pattern(words.tag).fullmatch(card.tag))))
+
+
+@pytest.mark.parametrize("path", CARD_DECKS, ids=lambda p: p.stem)
+def test_every_card_shown_is_a_text_of_its_step(path: Path) -> None:
+    """Each card of a ``cards`` widget is one of its step's or slide's card texts, so a presenter
+    rewords a card in the deck file (issue 28 item 3)."""
+    deck = load_deck(path)
+    frames = build_deck_frames(deck)
+    seen = 0
+    for slide in deck.slides:
+        for step, frame in zip(slide.steps, frames[slide.id], strict=True):
+            texts = {**(slide.words.cards if slide.words else {}), **(step.words.cards if step.words else {})}
+            for widget in (w for w in frame.widgets if w.type == "cards"):
+                for card in widget.data.cards:
+                    assert any(_card_matches(t, card) for t in texts.values()), (
+                        f"{slide.id} step {frame.step}: card {card.title!r} is not a deck text")
+                    seen += 1
+    assert seen > 0

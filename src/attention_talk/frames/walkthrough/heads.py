@@ -134,7 +134,7 @@ STAGES = {"input": _input, "head1": _head1, "out1": _out1, "head2": _head2, "con
           "shapes": _shapes, "caveat": _caveat}
 
 
-@CHAPTER.builder("walk.heads", HeadsParams, notes=("sel", "row", "row-weights", "row-heads", "row-concat"),
+@CHAPTER.builder("walk.heads", HeadsParams, notes=("sel", "row-weights", "row-heads", "row-concat"),
                  cards=("shape-x", "shape-qkv", "shape-a", "shape-out", "shape-concat", "caveat"))
 def heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
     """Two selector heads on river, bank, flooded: weights, outputs, concat, W_O, shapes."""
