@@ -19,7 +19,7 @@ from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import MH_TOKENS, MH_X
 from attention_talk.frames.walkthrough.shared import band, cards, equation_widget, to_right
-from attention_talk.frames.walkthrough.specialists import picker
+from attention_talk.frames.walkthrough.specialists import HEAD_CARDS, picker
 
 LAYOUT = {
     "X": box(LEFT, 120, 420, 240), "selectors": to_right(540, 130, 260),
@@ -135,7 +135,8 @@ STAGES = {"input": _input, "head1": _head1, "out1": _out1, "head2": _head2, "con
 
 
 @CHAPTER.builder("walk.heads", HeadsParams, notes=("sel", "row-weights", "row-heads", "row-concat"),
-                 cards=("shape-x", "shape-qkv", "shape-a", "shape-out", "shape-concat", "caveat"))
+                 cards=("shape-x", "shape-qkv", "shape-a", "shape-out", "shape-concat", "caveat",
+                        *(id for id, _ in HEAD_CARDS)))
 def heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
     """Two selector heads on river, bank, flooded: weights, outputs, concat, W_O, shapes."""
     mh, w_o = two_heads(ctx.deck.story.seed)

@@ -19,7 +19,7 @@ from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.kit.words import note
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import FEATURES, SPEC_COLS, SPEC_TOKENS, spec_weights, spec_x
 from attention_talk.frames.walkthrough.shared import band, bars, to_right
@@ -45,29 +45,34 @@ def specialists() -> tuple[MultiHead, np.ndarray]:
     return multi_head(x, *spec_weights(), heads=2, causal=True), x
 
 
-def _prev_summary(a: np.ndarray) -> str:
+def _prev_figures(a: np.ndarray) -> dict[str, object]:
+    """What head 1's summary quotes: how often the largest weight sits on the previous word."""
     hits = sum(int(np.argmax(a[i]) == i - 1) for i in range(1, len(TOKS)))
     share = float(np.mean([a[i, i - 1] for i in range(1, len(TOKS))]))
-    return (f"Head 1 follows nearby syntax: for {hits} of the {len(TOKS) - 1} tokens that have a previous "
-            f"word, the largest weight sits on it (on average {number(share, 2)}). It matches on the "
-            "position half of each row.")
+    return {"hits": hits, "with_previous": len(TOKS) - 1, "share": number(share, 2)}
 
 
-def _ref_summary(a: np.ndarray) -> str:
+def _ref_figures(a: np.ndarray) -> dict[str, object]:
+    """What head 2's summary quotes: the two tokens “bank” weighs most, and how far back the first is."""
     top = np.argsort(a[BANK])[::-1][:2]
-    return (f"Head 2 makes a long-range reference: “bank” puts {number(a[BANK, top[0]], 2)} on "
-            f"“{TOKS[top[0]]}”, {BANK - top[0]} tokens back, and {number(a[BANK, top[1]], 2)} on "
-            f"“{TOKS[top[1]]}”. It matches on the word half: water words answer nouns.")
+    return {"first_weight": number(a[BANK, top[0]], 2), "first": TOKS[top[0]], "back": BANK - top[0],
+            "second_weight": number(a[BANK, top[1]], 2), "second": TOKS[top[1]]}
+
+
+# each head's card in the picker (its title and summary: the deck's words) and what its summary quotes
+HEAD_CARDS = (("head-previous", _prev_figures), ("head-reference", _ref_figures))
 
 
 def picker(b: Box, selected: int = 0, *, summary: bool = True) -> Widget:
-    """The head picker over both heads' maps, "bank"'s row outlined; ``summary`` prints what each does."""
+    """The head picker over both heads' maps, "bank"'s row outlined; ``summary`` prints what each does.
+    Each builder that draws it declares the cards ``HEAD_CARDS`` (the words of the heads)."""
     mh, _ = specialists()
-    a1, a2 = mh.heads[0].weights, mh.heads[1].weights
+    heads = []
+    for (id, figures), head in zip(HEAD_CARDS, mh.heads, strict=True):
+        words = card(id, **figures(head.weights))
+        heads.append({"title": words["title"], "weights": head.weights.tolist(), "summary": words["body"]})
     return widget("head-picker", "heads-pick", b, {
-        "tokens": TOKS, "selected": selected, "focus": BANK, "show_summary": summary, "heads": [
-            {"title": "head 1 · previous word", "weights": a1.tolist(), "summary": _prev_summary(a1)},
-            {"title": "head 2 · long-range reference", "weights": a2.tolist(), "summary": _ref_summary(a2)}]},
+        "tokens": TOKS, "selected": selected, "focus": BANK, "show_summary": summary, "heads": heads},
         kind="weights")
 
 
@@ -121,7 +126,8 @@ def _blend() -> FrameBody:
 STAGES = {"specialise": _specialise, "split": _split, "blend": _blend}
 
 
-@CHAPTER.builder("walk.specialists", SpecialistParams, notes=("split", "blend"))
+@CHAPTER.builder("walk.specialists", SpecialistParams, notes=("split", "blend"),
+                 cards=tuple(id for id, _ in HEAD_CARDS))
 def specialists_builder(ctx: BuildContext, p: SpecialistParams) -> FrameBody:
     """Two designed heads over d_model 8: a head picker, the split into two 4-wide heads, the blend."""
     return STAGES[p.stage]()

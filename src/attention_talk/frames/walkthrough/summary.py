@@ -18,7 +18,7 @@ from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import bars, cards, causal_river, to_right
-from attention_talk.frames.walkthrough.specialists import picker
+from attention_talk.frames.walkthrough.specialists import HEAD_CARDS, picker
 
 LAYOUT = {"cards": box(LEFT, 120, 640, 640), "visual": to_right(760, 120, 640)}
 # the closing ideas in order, each a card (its words: the slide's) with its colour
@@ -66,7 +66,7 @@ STAGES: dict[str, Callable[[BuildContext], FrameBody]] = {
     "retrieval": _retrieval, "routing": _routing, "shapes": _shapes, "heads": _heads}
 
 
-@CHAPTER.builder("walk.summary", SummaryParams, cards=tuple(ORDER))
+@CHAPTER.builder("walk.summary", SummaryParams, cards=(*ORDER, *(id for id, _ in HEAD_CARDS)))
 def summary(ctx: BuildContext, p: SummaryParams) -> FrameBody:
     """The closing ideas one by one (earlier ones as titles), each beside a computed picture."""
     n = ORDER.index(p.stage) + 1
