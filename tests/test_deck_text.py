@@ -12,14 +12,15 @@ from attention_talk.paths import data_dir
 
 @pytest.mark.parametrize("text", [
     "{d_model} numbers per token", "DeepSeek-V3.2 and GPT-2", "Vaswani et al. 2017, arXiv:1706.03762",
-    "stage 7 of the pipeline", "weights between 0 and 1", "2 · the heads", "SmolLM2-135M"])
+    "stage 7 of the pipeline", "weights between 0 and 1", "2 · the heads", "SmolLM2-135M",
+    "model card (Hugging Face, Apache-2.0)"])
 def test_allowed_digits(text: str) -> None:
     assert typed_number(text) is None
 
 
 @pytest.mark.parametrize(("text", "number"), [
     ("7,168 numbers", "7,168"), ("a weight of 0.72", "0.72"), ("128 heads", "128"), ("width 2", "2"),
-    ("about 10 tokens", "10"), ("{d_model} and 3 more", "3")])
+    ("about 10 tokens", "10"), ("{d_model} and 3 more", "3"), ("Apache-2.0 and 2.05", "2.05")])
 def test_typed_numbers_are_found(text: str, number: str) -> None:
     assert typed_number(text) == number
 

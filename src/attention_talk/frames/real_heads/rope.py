@@ -16,11 +16,12 @@ import numpy as np
 from attention_talk.engine.rope import rope, rope_angles
 from attention_talk.formatting import number
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import CellDerivation, Derivation, FrameBody, Highlight, Note
+from attention_talk.frames.contract import CellDerivation, Derivation, FrameBody, Highlight
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, product_sum
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import focus_index, sourced, token_labels
@@ -67,11 +68,9 @@ def _angles(ctx: BuildContext) -> FrameBody:
     t = derive_copy(t, lambda r, col: (
         f"position {col} × θ_{PAIRS[r]} = {col} × {c.rope_base:g}^(−{2 * PAIRS[r]}/{c.head_dim})",
         float(angles[r, col])), formula="p·base^(−2i/d_k)", title=lambda r, col: f"{labels[r]} at “{toks[col]}”")
-    note = Note(id="why", box=LAYOUT["note"], kind="neutral", text=(
-        f"RoPE cuts q and k into {c.head_dim // 2} pairs and turns pair i by position × θᵢ. Pair 0 turns "
-        f"a full radian per token, pair {c.head_dim // 2 - 1} only {angles[-1, -1]:.4f} radians by the "
-        "last token: fast hands and slow hands, like a clock."))
-    return FrameBody(tensors=[t], notes=[note])
+    why = note("why", LAYOUT["note"], "neutral", pairs=c.head_dim // 2, last_pair=c.head_dim // 2 - 1,
+               slowest=f"{angles[-1, -1]:.4f}")
+    return FrameBody(tensors=[t], notes=[why])
 
 
 def _grid(ctx: BuildContext, stage: str) -> FrameBody:
@@ -86,16 +85,13 @@ def _grid(ctx: BuildContext, stage: str) -> FrameBody:
     real = OFFSETS.index(m - j)
     if stage == "offsets":
         t.highlight = Highlight(cells=[(0, k) for k in range(len(OFFSETS))])
-        text = (f"The same two vectors, “{toks[m]}” asking and “{toks[j]}” answering, pulled apart: the score "
-                f"changes with the distance, from {number(d['grid'][0].min(), 1)} to {number(d['grid'][0].max(), 1)}. "
-                f"At {m - j} apart it is {number(d['grid'][0, real], 1)}, the score the model computed in the "
-                f"sentence ({number(d['real'], 1)}).")
+        figures = {"asker": toks[m], "answerer": toks[j], "lowest": number(d["grid"][0].min(), 1),
+                   "highest": number(d["grid"][0].max(), 1), "apart": m - j,
+                   "placed": number(d["grid"][0, real], 1), "computed": number(d["real"], 1)}
     else:
         t.highlight = Highlight(cols=[real])
         col = d["grid"][:, real]
-        text = (f"Now the same distance, {m - j} apart, at three places: the score stays "
-                f"{number(col[0], 2)} (largest difference {np.ptp(col):.1e}, float rounding). Only how far apart "
-                "two tokens are reaches the score, not where they stand.")
+        figures = {"apart": m - j, "score": number(col[0], 2), "spread": f"{np.ptp(col):.1e}"}
 
     def cell(r: int, c: int) -> CellDerivation:
         p, o = places[r], OFFSETS[c]
@@ -105,10 +101,10 @@ def _grid(ctx: BuildContext, stage: str) -> FrameBody:
     t.derivation = Derivation(kind="scores", formula="R(p)q · R(p − offset)k",
                               cells=[cell(r, c) for r in t.row_index for c in t.col_index])
     t = sourced(t, d["model"], d["text"], d["job"].layer, d["job"].head, "rope")
-    return FrameBody(tensors=[t], notes=[Note(id="why", box=LAYOUT["note"], kind="scores", text=text)])
+    return FrameBody(tensors=[t], notes=[note("why", LAYOUT["note"], "scores", **figures)])
 
 
-@CHAPTER.builder("real.rope", RopeParams)
+@CHAPTER.builder("real.rope", RopeParams, notes=("why",))
 def rope_slide(ctx: BuildContext, p: RopeParams) -> FrameBody:
     """RoPE's angles per pair and position; one query and key at other offsets and other places."""
     if p.stage == "angles":

@@ -10,10 +10,11 @@ import numpy as np
 
 from attention_talk.engine.attention import causal_mask, softmax
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Note
+from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.widgets import widget
+from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, focus_index, token_labels
@@ -52,14 +53,10 @@ def _bars(d: dict, which: str):
 
 
 def _rule(ctx: BuildContext) -> FrameBody:
-    d = sink_rows(ctx)
-    job = d["job"]
+    job = sink_rows(ctx)["job"]
     return FrameBody(widgets=[cards("rule", LAYOUT["cards"], [
-        {"title": "softmax has no “nothing”", "kind": "weights",
-         "body": "every row's weights are positive and add up to 1, whatever the scores"},
-        {"title": "so a head that finds nothing parks its weight", "kind": "weights",
-         "body": f"layer {job.layer}, head {job.head} puts {job.best:.0%} of every row on the first token, "
-                 "whatever that token is"},
+        card("softmax", kind="weights"),
+        card("parks", kind="weights", layer=job.layer, head=job.head, score=f"{job.best:.0%}"),
     ], columns=2, arrows=True, active=1)])
 
 
@@ -67,18 +64,16 @@ def _with(ctx: BuildContext, which: str) -> FrameBody:
     d = sink_rows(ctx)
     w = d[which]
     others = w[1: d["m"] + 1]
-    text = (f"With the first token: {w[0]:.0%} of the row parks there; the other {len(others)} tokens share "
-            f"{others.sum():.0%}. The first token's value vector is {d['v_ratio']:.2f} times as long as the "
-            "others' on average, so what it adds to the output is " + ("small." if d["v_ratio"] < 1 else "no smaller.")
-            if which == "with" else
-            f"Without it the same scores must spread over the others: the largest now gets {w.max():.0%} "
-            f"(“{d['toks'][int(w.argmax())]}”). The head would have to read something it had no reason to "
-            "read, which is why models keep a sink (Xiao et al. 2023).")
-    return FrameBody(widgets=[_bars(d, which)], notes=[Note(id="why", box=LAYOUT["note"], kind="weights",
-                                                            text=text)])
+    if which == "with":  # the text picked by what the model's value vectors show
+        why = note("why", LAYOUT["note"], "weights", key="why" if d["v_ratio"] < 1 else "why_not_smaller",
+                   also=("why_not_smaller",), parked=f"{w[0]:.0%}", others=len(others),
+                   shared=f"{others.sum():.0%}", length=f"{d['v_ratio']:.2f}")
+    else:
+        why = note("why", LAYOUT["note"], "weights", largest=f"{w.max():.0%}", word=d["toks"][int(w.argmax())])
+    return FrameBody(widgets=[_bars(d, which)], notes=[why])
 
 
-@CHAPTER.builder("real.sinks", SinkParams)
+@CHAPTER.builder("real.sinks", SinkParams, notes=("why", "why_not_smaller"), cards=("softmax", "parks"))
 def sinks(ctx: BuildContext, p: SinkParams) -> FrameBody:
     """Why rows park weight on the first token; one row with and without it."""
     if p.stage == "rule":
