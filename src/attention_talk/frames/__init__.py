@@ -64,10 +64,22 @@ def _kept_model_figures(deck: Deck) -> dict[str, object]:
     return {name: "{" + name + "}" for c in model_chapters(deck) for name in c.model_figure_names}
 
 
-def prepare_model_deck(deck: Deck, model) -> Deck:
-    """The deck with its model figures filled from ``model`` (an ``attention_talk.model.Model``)."""
-    sources = [partial(fn, model=model) for c in model_chapters(deck) for fn in c.model_figures]
-    return prepare_deck(deck, None, sources) if sources else deck
+def model_figures(deck: Deck, model) -> dict[str, object]:
+    """Every model figure of the deck's chapters, each source computed once from ``model``."""
+    out: dict[str, object] = {}
+    for chapter in model_chapters(deck):
+        for fn in chapter.model_figures:
+            out.update(fn(deck, model))
+    return out
+
+
+def prepare_model_deck(deck: Deck, model, figs: dict[str, object] | None = None) -> Deck:
+    """The deck with its model figures filled from ``model`` (an ``attention_talk.model.Model``), or
+    from ``figs`` when they are already computed (``model_figures``)."""
+    if not model_chapters(deck):
+        return deck
+    made = model_figures(deck, model) if figs is None else figs
+    return prepare_deck(deck, None, [lambda _deck: made])
 
 
 def figure_sources(deck: Deck) -> list[FigureSource]:
@@ -182,8 +194,9 @@ def _deck_figures(ctx: BuildContext) -> dict[str, str]:
     build: the placeholders of the notes and cards are filled when a frame is built."""
     def make() -> dict[str, str]:
         sources = figure_sources(ctx.deck)
-        if ctx.model is not None:
-            sources += [partial(fn, model=ctx.model) for c in model_chapters(ctx.deck) for fn in c.model_figures]
+        if ctx.model is not None:  # the model figures the deck was prepared with, not computed again
+            made = ctx.cached("model figures", lambda: model_figures(ctx.deck, ctx.model))
+            sources += [lambda _deck: made]
         return figures(ctx.deck, sources)
 
     return ctx.cached("deck figures", make)
@@ -230,6 +243,7 @@ def build_deck(deck: Deck, model=None, model_path: Path | None = None) -> tuple[
     None; DeckError saying how to install one when there is none): keep the deck returned rather
     than preparing it again. A builder that fails raises DeckError naming the slide, the step and
     the builder."""
+    figs = None
     if needs_model(deck):
         if model is None:
             from attention_talk.model import ModelMissing, load
@@ -238,17 +252,20 @@ def build_deck(deck: Deck, model=None, model_path: Path | None = None) -> tuple[
                 model = load(model_path)
             except ModelMissing as exc:
                 raise DeckError(Path(f"{deck.id}.yaml"), [f"this deck needs the model: {exc}"]) from None
-        deck = prepare_model_deck(deck, model)
-    return deck, _build_frames(deck, model)
+        figs = model_figures(deck, model)
+        deck = prepare_model_deck(deck, model, figs)
+    return deck, _build_frames(deck, model, figs)
 
 
-def _build_frames(deck: Deck, model) -> dict[str, list[Frame]]:
+def _build_frames(deck: Deck, model, figs: dict[str, object] | None = None) -> dict[str, list[Frame]]:
     """Every frame of a deck ready to build (its model figures filled); every failing step reported."""
     from attention_talk.frames.build_context import BuildContext
     from attention_talk.frames.chapters import BUILDERS, CHAPTERS
     from attention_talk.frames.kit.words import WordsError
 
     ctx = BuildContext(deck, model=model)
+    if figs is not None:
+        ctx.cached("model figures", lambda: figs)
     out: dict[str, list[Frame]] = {}
     errors: list[str] = []
     for i, slide in enumerate(deck.slides):
