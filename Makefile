@@ -27,7 +27,7 @@ run: $(STAMP)
 
 ## test: lint, then every test (unit, API and real-Chromium browser tests)
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=10
 
 ## lint: ruff on the Python, eslint on the player's JavaScript (needs node: npm ci installs eslint)
 lint: $(STAMP) $(NPM_STAMP)
