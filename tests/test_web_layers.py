@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from test_architecture import py_modules as modules  # every module of the package by its dotted name
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "attention_talk"
 WEB = "attention_talk.web"
 ROUTES = f"{WEB}.routes"
@@ -20,14 +22,6 @@ TOP = {WEB, f"{WEB}.app"}  # the package's face and the app factory: they may im
 
 def where(path: Path) -> str:
     return str(path.relative_to(SRC.parent)) if path.is_relative_to(SRC.parent) else path.name
-
-
-def modules(root: Path = SRC) -> dict[str, Path]:
-    out = {}
-    for path in sorted(root.rglob("*.py")):
-        parts = path.relative_to(SRC.parent).with_suffix("").parts
-        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return out
 
 
 def type_checking_nodes(tree: ast.Module) -> set[int]:
