@@ -2,10 +2,12 @@
 matrix's numbers as static/js/views/matrix.js lays them out, how many text items a step shows,
 and whether every box stays on the stage above the caption band. Used by tests/test_chapter1_screen.py.
 
-The matrix layout mirrors ``layout()`` in static/js/views/matrix.js: a title band of 34 and a
-column-label band of 28 stage units, a row-label gutter, cells at most 112 × 58, a gap of 0.6 cell
-per jump in the displayed indices, and numbers at min(cell height / 2, (cell width − 8) / (0.7 ×
-longest number), 24). The stage is 1600 wide; at a 1280 px window 20 stage units are 16 px.
+The matrix layout mirrors ``layout()`` and ``cellType()`` in static/js/views/matrix.js: a title band
+of 40 and a column-label band of 34 stage units, a row-label gutter, cells at most 120 × 62, a gap of
+0.6 cell per jump in the displayed indices, and numbers at min(cell height × 0.68, (cell width − 2 −
+2 × 6) / (0.62 × longest number), 30), with fewer decimals while that is under 25 (and a quarter of the
+non-zero values at most turn to zero). The stage is 1600 wide; at a 1280 px window 25 stage units are
+20 px.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from attention_talk.formatting import number
 from attention_talk.frames.contract import STAGE_W, Frame, Tensor
 from attention_talk.frames.kit.layout import BOTTOM
 
-TITLE_H, COL_H, GAP, MAX_CW, MAX_CH = 34, 28, 0.6, 112, 58
-MIN_FONT = 20  # stage units: 16 CSS px at 1280 × 720
+TITLE_H, COL_H, GAP, MAX_CW, MAX_CH = 40, 34, 0.6, 120, 62
+MIN_FONT = 25  # stage units: 20 CSS px at 1280 × 720 (static/js/lib/type.js TYPE.dense)
+PAD, MONO_EM, MAX_FONT = 6, 0.62, 30
 CHROME_ITEMS = 3  # the slide title, the caption and the position line the player adds to every step
 
 
@@ -35,12 +38,24 @@ class CellLayout:
 
 def cell_layout(t: Tensor) -> CellLayout:
     longest_row = max([len(r) for r in t.rows] + [1])
-    row_w = t.gutter if t.gutter is not None else min(150, 14 + longest_row * 11.5)
+    row_w = t.gutter if t.gutter is not None else min(190, 16 + longest_row * 15)
     gw, gh = t.box.w - row_w, t.box.h - TITLE_H - COL_H
     cw = min(MAX_CW, gw / (len(t.cols) + GAP * _gaps(t.col_index)))
     ch = min(MAX_CH, gh / (len(t.rows) + GAP * _gaps(t.row_index)))
-    longest = max([len(number(v, t.digits)) for row in t.values for v in row] + [1])
-    return CellLayout(cw, ch, max(9, min(ch * 0.5, (cw - 8) / (longest * 0.7), 24)))
+    values = [v for row in t.values for v in row]
+
+    def fit(digits: int) -> float:
+        longest = max([len(number(v, digits)) for v in values] + [1])
+        return min(ch * 0.68, (cw - 2 - 2 * PAD) / (longest * MONO_EM), MAX_FONT)
+
+    def keeps(digits: int) -> bool:
+        nonzero = [v for v in values if v is not None and v != 0]
+        return sum(1 for v in nonzero if float(f"{abs(v):.{digits}f}") == 0) <= len(nonzero) / 4
+
+    digits = t.digits
+    while digits > 0 and fit(digits) < MIN_FONT and keeps(digits - 1):
+        digits -= 1
+    return CellLayout(cw, ch, fit(digits))
 
 
 def shown_cells(t: Tensor) -> int:

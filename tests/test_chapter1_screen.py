@@ -1,4 +1,4 @@
-"""Chapter 1 as a person sees it at 1280 × 720: numbers at 16 px or more, about 80 text items per
+"""Chapter 1 as a person sees it at 1280 × 720: numbers at 20 px or more, about 80 text items per
 step at most, nothing in the caption band, one colour per role, the notation A / Z / O, honest
 labels about the real model, and a causal story that never reads ahead. The screen estimates
 come from tests/screen_check.py (the matrix layout of static/js/views/matrix.js)."""
@@ -22,7 +22,7 @@ def every_frame(frames):
             yield f"{slide} step {f.step}", f
 
 
-def test_every_number_is_at_least_16_px(frames) -> None:
+def test_every_number_is_at_least_20_px(frames) -> None:
     small = [(at, t.name, round(cell_layout(t).font, 1)) for at, f in every_frame(frames) for t in f.tensors
              if shown_cells(t) and cell_layout(t).font < MIN_FONT]
     assert small == []

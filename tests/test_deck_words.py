@@ -167,3 +167,30 @@ def test_every_card_shown_is_a_deck_text(path: Path) -> None:
                         f"{slide.id} step {frame.step}: card {card.title!r} is not a deck text")
                     seen += 1
     assert seen > 0
+
+
+MAX_STAGE_WORDS = 25  # VISUAL.md §2: a note on stage is at most 25 words; longer text goes to the narration
+
+
+def _stage_words(text: str) -> int:
+    """Words as the audience reads them: a {placeholder} is one word (one number), markup none."""
+    return len(re.sub(r"<[^>]+>", " ", text).split())
+
+
+@pytest.mark.parametrize("deck", sorted(p.name for p in data_dir("slides").glob("*.yaml")) + ["example-deck.yaml"])
+def test_every_note_and_card_on_stage_is_at_most_25_words(deck: str) -> None:
+    from attention_talk.deck import read_deck
+
+    path = data_dir("slides") / deck if deck != "example-deck.yaml" else Path(__file__).resolve().parents[1] / "docs" / deck
+    d = read_deck(path)
+    long = []
+    for slide in d.slides:
+        steps = [("slide", getattr(slide, "words", None))] + [(f"step {i + 1}", s.words) for i, s in enumerate(slide.steps)]
+        for where, words in steps:
+            if words is None:
+                continue
+            long += [(slide.id, where, f"note {k}", _stage_words(v)) for k, v in words.notes.items()
+                     if _stage_words(v) > MAX_STAGE_WORDS]
+            long += [(slide.id, where, f"card {k}", _stage_words(c.body)) for k, c in words.cards.items()
+                     if _stage_words(c.body) > MAX_STAGE_WORDS]
+    assert long == []

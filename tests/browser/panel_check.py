@@ -20,7 +20,8 @@ OUTSIDE_STAGE = """() => {
 }"""
 
 
-# Text the audience sees that is smaller than 16 CSS px on screen (the stage is scaled to the
+# Text the audience sees under the type floor of VISUAL.md §4 at the window's size: index numbers
+# (an axis label that is not a token) under 16 CSS px, any other text under 20 (the stage is scaled to the
 # window: an SVG text's size goes through its screen matrix, an HTML one through the scale of its
 # nearest laid-out ancestor). Text still moving (a running animation or transition on it or an
 # ancestor: the mask sweeping in scales its cells up) is judged once it has landed, on a later step
@@ -40,7 +41,8 @@ SMALL_TEXT = f"""() => {{
       }}
     }}
     const px = parseFloat(getComputedStyle(el).fontSize) * scale;
-    if (px < 15.95) small.push([n.textContent.trim().slice(0, 24), Math.round(px * 10) / 10]);
+    const floor = el.closest('.axis-label:not(.token)') ? 15.95 : 19.95;
+    if (px < floor) small.push([n.textContent.trim().slice(0, 24), Math.round(px * 10) / 10]);
   }}
   return small;
 }}"""
@@ -139,7 +141,7 @@ def check_cell(page, cell) -> float:
     return value
 
 
-# After a step is drawn: its caption, whatever leaves the stage and any text under 16 px (one round
+# After a step is drawn: its caption, whatever leaves the stage and any text under the floor (one round
 # trip per step).
 STEP_SEEN = f"""async () => {{
   await ({DRAWN})();
@@ -149,12 +151,12 @@ STEP_SEEN = f"""async () => {{
 
 def walk_captions(page, captions: list[str]) -> None:
     """Step through a deck with →, from its first step: each step shows its own caption, nothing
-    leaves the stage and no text is under 16 px at 1280×720."""
+    leaves the stage and no text is under the type floor at 1280×720 (index numbers 16 px, the rest 20)."""
     for i, caption in enumerate(captions):
         shown, outside, small = page.evaluate(STEP_SEEN)
         assert shown == caption, i
         assert outside == [], (i, caption)
-        assert small == [], f"text under 16 px at 1280×720 on step {i + 1} ({caption}): {small}"
+        assert small == [], f"text under the type floor at 1280×720 on step {i + 1} ({caption}): {small}"
         if i < len(captions) - 1:
             page.keyboard.press("ArrowRight")
 

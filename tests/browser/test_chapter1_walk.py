@@ -61,7 +61,7 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
         assert drawn is not None, f"the player never reached #/{slide}/{step}"
         assert drawn["caption"] == caption
         assert drawn["overflow"] == [], (slide, step, caption)
-        assert drawn["small"] == [], f"text under 16 px at 1280×720 on #/{slide}/{step}: {drawn['small']}"
+        assert drawn["small"] == [], f"text under the type floor at 1280×720 on #/{slide}/{step}: {drawn['small']}"
         assert drawn["plain"] == [], f"cells without a derivation at #/{slide}/{step}: {set(drawn['plain'])}"
     watch.assert_clean()
 

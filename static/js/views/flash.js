@@ -3,11 +3,12 @@
 // above the diagonal marked "skipped". Right: each query row's running max m, sum ℓ and output Z as
 // they stand after the current tile (taken from the latest tile that covered the row).
 // Text sizes are set here (stage units, ≥ 20) so every number stays readable at 1280 × 720.
+import { TYPE } from "../lib/type.js";
 import { number, vector } from "../lib/format.js";
 import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
-const TEXT = 22, SMALL = 20;
+const TEXT = TYPE.label, SMALL = TYPE.dense;
 
 function stateAfter(data, upto) {
   const rows = data.tokens.map(() => null);

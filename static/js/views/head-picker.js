@@ -1,12 +1,13 @@
 // "head-picker": switch between attention heads (click a head's button, or Tab to it and press Enter)
 // and see that head's map of weights A over the same sentence, with one computed sentence on what it
 // does. Every map is computed by the frame builder (engine.multi_head); the view only picks one.
+import { TYPE } from "../lib/type.js";
 import { rovingLine, setRoving } from "./roving.js";
 import { number } from "../lib/format.js";
 import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
-const TEXT = 24;
+const TEXT = TYPE.label;
 
 function sized(el, px) { el.style.fontSize = `${px}px`; return el; }
 
@@ -34,7 +35,7 @@ function drawMap(tokens, weights, focus, side, title) {
     Object.assign(r.style, { fill: "var(--c)", fillOpacity: String(0.05 + 0.8 * w) });
     const t = svg("text", { x: ox + (j + 0.5) * cell, y: oy + (i + 0.5) * cell, "text-anchor": "middle",
       "dominant-baseline": "central" }, s);
-    sized(t, 22).textContent = number(w, 2);
+    sized(t, TYPE.label).textContent = number(w, 2);
     Object.assign(t.style, { fill: "var(--fg)", fontFamily: "var(--mono)", opacity: w === 0 ? "0.35" : "1" });
   }));
   if (focus !== null && focus !== undefined) {

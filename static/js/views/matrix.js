@@ -1,12 +1,14 @@
 // Draws a frame's tensors as SVG matrices. Tensors are keyed by name: one that stays from a step
 // to the next moves and recolours (CSS transitions); a new one fades in; a gone one fades out.
 import { number, shape } from "../lib/format.js";
+import { TYPE } from "../lib/type.js";
 import { reducedMotion, svg } from "./dom.js";
 import { appendRows, fadeIn, fadeOut, growBars, meet, mix, phases, sweepMask } from "./motion.js";
 
-const TITLE_H = 34, COL_H = 28, GAP = 0.6, MAX_CW = 112, MAX_CH = 58;
-// Stage units: the stage is 1600 wide, so 20 units are 16 CSS px on a 1280-wide window.
-const MIN_FONT = 20, MIN_INDEX_FONT = 20, MAX_FONT = 24, MONO_EM = 0.62;
+const TITLE_H = 40, COL_H = 34, GAP = 0.6, MAX_CW = 120, MAX_CH = 62;
+// Stage units (lib/type.js): a cell's number is never under TYPE.dense (20 CSS px at 1280 × 720), and
+// keeps PAD units (4 CSS px there) clear of its cell's edge on each side, beside the rect's inset.
+const MIN_FONT = TYPE.dense, MAX_FONT = 30, MONO_EM = 0.62, PAD = 6;
 
 function positions(indices, unit) {
   // x (or y) offset of each displayed index; a jump in the index leaves a gap drawn with "…".
@@ -28,27 +30,28 @@ function countGaps(indices) {
 
 function layout(t) {
   const longestRow = Math.max(...t.rows.map((r) => r.length), 1);
-  const rowW = t.gutter ?? Math.min(150, 14 + longestRow * 11.5);
+  const rowW = t.gutter ?? Math.min(190, 16 + longestRow * 15);
   const gw = t.box.w - rowW, gh = t.box.h - TITLE_H - COL_H;
   const cw = Math.min(MAX_CW, gw / (t.cols.length + GAP * countGaps(t.col_index)));
   const ch = Math.min(MAX_CH, gh / (t.rows.length + GAP * countGaps(t.row_index)));
-  const { digits, font } = cellType(t, cw, ch);
-  return { rowW, cw, ch, font, digits, cols: positions(t.col_index, cw), rows: positions(t.row_index, ch) };
+  const { digits, font, fits } = cellType(t, cw, ch);
+  return { rowW, cw, ch, font, digits, fits, cols: positions(t.col_index, cw), rows: positions(t.row_index, ch) };
 }
 
-/** The cells' font size and how many decimals fit: never under MIN_FONT stage units (16 CSS px on a
- * 1280-wide window); a cell too narrow for the frame's digits at that size shows fewer decimals
- * (its derivation panel still shows every digit). */
+/** The cells' font size and how many decimals fit: never under MIN_FONT stage units; a cell too
+ * narrow for the frame's digits at that size shows fewer decimals (its derivation panel still shows
+ * every digit). Numbers are never squeezed: when even the fewest decimals do not fit, `fits` is
+ * false and the cells' numbers are hidden (the cell's tint still shows the value, its derivation and
+ * the screen reader's table give it). */
 export function cellType(t, cw, ch) {
   const fit = (digits) => {
     const longest = Math.max(...t.values.flat().map((v) => number(v, digits).length), 1);
-    return Math.min(ch * 0.68, (cw - 10) / (longest * MONO_EM), MAX_FONT);
+    return Math.min(ch * 0.68, (cw - 2 - 2 * PAD) / (longest * MONO_EM), MAX_FONT);
   };
   let digits = t.digits;
   while (digits > 0 && fit(digits) < MIN_FONT && keepsValues(t, digits - 1)) digits--;
-  // Still too narrow: the builder's box is too small for its cells (the chapter widens it); the
-  // text shrinks to fit rather than run into its neighbours, never under the index numbers' size.
-  return { digits, font: Math.max(MIN_INDEX_FONT, fit(digits)) };
+  const font = fit(digits);
+  return { digits, font: Math.max(MIN_FONT, font), fits: font >= MIN_FONT };
 }
 
 /** Fewer decimals must not wipe the numbers out: at most a quarter of the non-zero values may
@@ -81,7 +84,7 @@ function highlightSets(t) {
 /** Build (or rebuild) the inside of a tensor group. */
 function buildTensor(g, t, L) {
   g.replaceChildren();
-  const title = svg("text", { class: "tensor-title", x: 0, y: 24 }, g);
+  const title = svg("text", { class: "tensor-title", x: 0, y: 30 }, g);
   title.append(document.createTextNode(""));
   svg("tspan", { class: "tensor-shape", dx: 14 }, title);
   const tokenCols = t.cols.some((c) => /[^\d,]/.test(c));
@@ -173,7 +176,7 @@ function fillTensor(g, t, L) {
     cell.classList.toggle("masked", masked);
     cell.classList.toggle("hl", isHl);
     cell.classList.toggle("dim", anyRow && !hl.rows.has(r));
-    cell.classList.toggle("hidden-value", t.reveal === "none" || (t.reveal === "highlight" && !isHl));
+    cell.classList.toggle("hidden-value", !L.fits || t.reveal === "none" || (t.reveal === "highlight" && !isHl));
     const alpha = alphaOf(t, v, range).toFixed(3);
     if (cell.style.getPropertyValue("--a") !== alpha) cell.style.setProperty("--a", alpha);
     if (masked && !wasMasked) swept.push({ cell, r, c });

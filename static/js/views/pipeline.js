@@ -1,5 +1,6 @@
 // "pipeline": the nine stages of self-attention stacked top to bottom, each with its operand
 // shapes and result shape; the active stage is highlighted and announced.
+import { TYPE } from "../lib/type.js";
 import { registerWidget } from "./widgets.js";
 
 registerWidget("pipeline", (root, widget) => {
@@ -15,7 +16,7 @@ registerWidget("pipeline", (root, widget) => {
       for (const cls of ["stage-title", "stage-formula", "stage-shape"]) {
         const span = document.createElement("span");
         span.className = cls;
-        if (cls === "stage-formula") span.style.fontSize = "20px";  // ≥ 16 CSS px at 1280 × 720
+        if (cls === "stage-formula") span.style.fontSize = `${TYPE.dense}px`;  // 20 CSS px at 1280 × 720
         li.appendChild(span);
       }
       list.appendChild(li);

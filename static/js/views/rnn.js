@@ -1,6 +1,7 @@
 // "rnn": an encoder–decoder diagram. The RNN reads source tokens into h₁…hₙ; in "bottleneck"
 // mode the decoder gets only c = hₙ; in "attention" mode every state feeds the focus output word
 // with a line whose width follows its (computed) weight.
+import { TYPE } from "../lib/type.js";
 import { number } from "../lib/format.js";
 import { svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
@@ -43,7 +44,7 @@ registerWidget("rnn", (root, widget) => {
       svg("line", { x1: xs[j], y1: 134, x2: xs[j], y2: 146, class: "rnn-attn", "stroke-width": 2 + 16 * w }, s);
       const t = svg("text", { class: "rnn-weight", x: xs[j], y: 166, "text-anchor": "middle",
         "dominant-baseline": "central" }, s);
-      t.style.fontSize = "22px";
+      t.style.fontSize = `${TYPE.dense}px`;
       t.textContent = `α = ${number(w, 2)}`;
     });
   }

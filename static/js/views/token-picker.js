@@ -1,6 +1,7 @@
 // "token-picker": choose a query token (click; the arrows inside the picker, one Tab stop; or keys
 // 1–9 through the talk's TokenPickerKeys controller) and show its row of attention weights with the
 // row sum. Every row is precomputed by the frame builder; the view only picks one.
+import { TYPE } from "../lib/type.js";
 import { rovingLine, setRoving } from "./roving.js";
 import { drawBars } from "./weight-bars.js";
 import { registerWidget } from "./widgets.js";
@@ -44,7 +45,7 @@ registerWidget("token-picker", (root, widget) => {
     const key = document.createElement("span");
     key.className = "picker-key";
     key.textContent = i < 9 ? String(i + 1) : "";
-    key.style.fontSize = "20px";
+    key.style.fontSize = `${TYPE.dense}px`;
     b.append(key, document.createTextNode(tok));
     b.addEventListener("click", () => selectToken(root, i));
     bar.appendChild(b);

@@ -1,5 +1,6 @@
 // A sentence as a row of token chips; the focus token is marked, and optional arcs link it to
 // the others (their strength comes from the frame; no numbers are drawn here).
+import { TYPE } from "../lib/type.js";
 import { label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
@@ -20,7 +21,7 @@ function render(el, w) {
     const g = svg("g", { class: `token-chip${i === focus ? " focus" : ""}` }, root);
     svg("rect", { x, y, width: cw, height: chipH, rx: 12 }, g);
     label(g, t, { x: x + cw / 2, y: y + chipH / 2, "text-anchor": "middle", "dominant-baseline": "central",
-      "font-size": Math.min(30, chipH * 0.48) });
+      "font-size": Math.max(TYPE.label, Math.min(32, chipH * 0.5)) });
     centres.push(x + cw / 2);
     x += cw + gap * scale;
   });

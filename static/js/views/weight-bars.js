@@ -2,6 +2,7 @@
 // given. Values arrive computed. A full track is `scale_max` (1 for probabilities, so a weight of 0.25
 // fills a quarter); without it, the largest value fills the track (counts, bytes). `future[i]` marks a
 // bar the causal mask blocks (its value is exactly 0).
+import { TYPE } from "../lib/type.js";
 import { number } from "../lib/format.js";
 import { registerWidget } from "./widgets.js";
 
@@ -36,7 +37,7 @@ export function drawBars(root, { title, labels, values, digits = 3, highlight = 
       const why = document.createElement("span");
       why.textContent = "after the query: masked";
       Object.assign(why.style, { position: "absolute", left: "14px", top: "50%", transform: "translateY(-50%)",
-        fontSize: "21px", opacity: "0.6", whiteSpace: "nowrap" });
+        fontSize: `${TYPE.dense}px`, opacity: "0.6", whiteSpace: "nowrap" });
       track.style.position = "relative";
       track.appendChild(why);
       value.style.opacity = "0.6";
