@@ -177,15 +177,20 @@ def _stage_words(text: str) -> int:
     return len(re.sub(r"<[^>]+>", " ", text).split())
 
 
-@pytest.mark.parametrize("deck", sorted(p.name for p in data_dir("slides").glob("*.yaml")) + ["example-deck.yaml"])
+DECK_FILES = [*sorted(p.name for p in data_dir("slides").glob("*.yaml")), "example-deck.yaml"]
+
+
+@pytest.mark.parametrize("deck", DECK_FILES)
 def test_every_note_and_card_on_stage_is_at_most_25_words(deck: str) -> None:
     from attention_talk.deck import read_deck
 
-    path = data_dir("slides") / deck if deck != "example-deck.yaml" else Path(__file__).resolve().parents[1] / "docs" / deck
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    path = docs / deck if deck == "example-deck.yaml" else data_dir("slides") / deck
     d = read_deck(path)
     long = []
     for slide in d.slides:
-        steps = [("slide", getattr(slide, "words", None))] + [(f"step {i + 1}", s.words) for i, s in enumerate(slide.steps)]
+        steps = [("slide", getattr(slide, "words", None))]
+        steps += [(f"step {i + 1}", s.words) for i, s in enumerate(slide.steps)]
         for where, words in steps:
             if words is None:
                 continue

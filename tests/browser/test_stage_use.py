@@ -22,7 +22,8 @@ PAD = 4  # CSS px between a number and its cell's edge
 # numbers that come within PAD of their cell, and the caption's line count.
 BAND = r"""(pad) => {
   const stage = document.getElementById('stage'); const s = stage.getBoundingClientRect();
-  const vis = (e) => e && e.checkVisibility && e.checkVisibility({checkOpacity: true}) && e.getBoundingClientRect().height > 0;
+  const vis = (e) => e && e.checkVisibility && e.checkVisibility({checkOpacity: true})
+    && e.getBoundingClientRect().height > 0;
   const title = [...stage.querySelectorAll('.slide.active .slide-title')].find(vis);
   const cap = document.getElementById('caption');
   const top = title ? title.getBoundingClientRect().bottom : s.top + 0.12 * s.height;
@@ -35,11 +36,12 @@ BAND = r"""(pad) => {
     if (parseFloat(getComputedStyle(t).opacity) < 0.05) continue;
     const a = t.getBoundingClientRect(); const cx = (a.left + a.right) / 2, cy = (a.top + a.bottom) / 2;
     let best = null;
-    for (const b of cells) if (b.left <= cx && cx <= b.right && b.top <= cy && cy <= b.bottom && b.width >= a.width * 0.6
-      && (!best || b.width * b.height < best.width * best.height)) best = b;
+    for (const b of cells) if (b.left <= cx && cx <= b.right && b.top <= cy && cy <= b.bottom
+      && b.width >= a.width * 0.6 && (!best || b.width * b.height < best.width * best.height)) best = b;
     if (best && (a.left - best.left < pad || best.right - a.right < pad)) touching.push(t.textContent.trim());
   }
-  const lh = parseFloat(getComputedStyle(cap).lineHeight) * (cap.getBoundingClientRect().height / cap.offsetHeight || 1);
+  const scale = cap.getBoundingClientRect().height / cap.offsetHeight || 1;
+  const lh = parseFloat(getComputedStyle(cap).lineHeight) * scale;
   const lines = Math.round(cap.getBoundingClientRect().height / lh);
   return {x: s.left, w: s.width, top: Math.max(top, s.top), bottom: Math.min(bottom, s.bottom), touching, lines};
 }"""
