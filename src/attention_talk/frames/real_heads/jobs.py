@@ -33,7 +33,7 @@ LAYOUT = {"grid": FIGURE, "grid_note": box(LEFT, BOTTOM - NOTE_H, RIGHT - LEFT, 
           "scores": box(740, TOP, RIGHT - 740, 300)}
 Measure = Literal["previous", "first", "induction"]
 WHAT = {"previous": "on the token just before", "first": "on the first token",
-        "induction": "on the token after the earlier copy of the current one"}
+        "induction": "on the token after its earlier copy"}  # short: a grid's title fits the stage's width
 
 
 class JobsParams(Params):
