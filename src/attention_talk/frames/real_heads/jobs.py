@@ -101,7 +101,7 @@ def _summary(ctx: BuildContext) -> FrameBody:
              for m, j in an.jobs.items()]  # one card per measure, its words in the deck
     bars = widget("weight-bars", "bestscores", LAYOUT["scores"], {
         "title": f"each job's top score, of all {next(iter(an.jobs.values())).grid.size} heads",
-        "labels": [MEASURE_NAMES[m] for m in an.jobs], "values": [j.best for j in an.jobs.values()],
+        "labels": [m for m in an.jobs], "values": [j.best for j in an.jobs.values()],  # one word: the bars' gutter
         "scale_max": 1.0, "digits": 2, "highlight": None, "sum": None,
         "value_labels": [f"{j.best:.0%}" for j in an.jobs.values()]}, kind="weights")
     return FrameBody(widgets=[cards("jobs", LAYOUT["cards"], items, columns=1, kind="weights"), bars])
