@@ -151,14 +151,14 @@ def test_the_head_shown_for_each_job_is_the_top_scorer(api_frames, api_weights) 
 
 
 def test_rope_scores_depend_on_the_offset_only(api_frames, real_model) -> None:
-    t = next(t for f in api_frames["rope"][1:] for t in f["tensors"] if t["name"] == "rope" and len(t["rows"]) > 1)
-    grid = _cells(t)
-    assert np.ptp(grid, axis=0).max() < 1e-4  # one offset, several places: one score
-    assert np.ptp(grid[0]) > 1.0  # one place, several offsets: different scores
+    t = next(t for f in api_frames["rope"][1:] for t in f["tensors"] if t["name"] == "rope" and len(t["cols"]) > 1)
+    grid = _cells(t)  # (offsets, places)
+    assert np.ptp(grid, axis=1).max() < 1e-4  # one offset, several places: one score
+    assert np.ptp(grid[:, 0]) > 1.0  # one place, several offsets: different scores
     src = t["derived_from"]
     maps = real_model.run(src["text"], layers=[src["layer"]], heads=[src["head"]], want=("q", "k", "scores"))
     real = maps.head(src["layer"], src["head"]).scores
-    assert any(abs(v - x) < 1e-4 for v in grid[0] for x in real[-1])  # the real pair's score is in the grid
+    assert any(abs(v - x) < 1e-4 for v in grid[:, 0] for x in real[-1])  # the real pair's score is in the grid
 
 
 def test_the_last_slide_links_to_the_lab_with_the_sentence(api_frames) -> None:
@@ -178,3 +178,39 @@ def test_a_link_widget_stays_on_this_site(href) -> None:
 
     with pytest.raises(ValidationError, match="href"):
         widget("link", "lab", (0, 0, 10, 10), {"title": "t", "text": "x", "href": href})
+
+
+def _boxes(frame: dict) -> list[dict]:
+    return [x["box"] for group in ("tensors", "widgets", "notes") for x in frame[group]]
+
+
+def test_every_figure_stands_on_the_stage_grid(api_frames) -> None:
+    """Boxes stay in the band between the title and the caption (kit/layout.py's TOP, BOTTOM) and
+    inside its margins (LEFT, RIGHT), and each step's drawing starts at the left margin."""
+    from attention_talk.frames.kit.layout import BOTTOM, LEFT, RIGHT, TOP
+
+    off, indented = [], []
+    for slide, frames in api_frames.items():
+        for f in frames:
+            boxes = _boxes(f)
+            off += [(slide, f["step"], b) for b in boxes if b["x"] < LEFT or b["x"] + b["w"] > RIGHT + 0.5
+                    or b["y"] < TOP or b["y"] + b["h"] > BOTTOM + 0.5]
+            if boxes and min(b["x"] for b in boxes) != LEFT:
+                indented.append((slide, f["step"]))
+    assert off == [] and indented == []
+
+
+def test_a_slide_keeps_its_note_in_one_place(api_frames) -> None:
+    """A note that stays on screen from step to step does not jump: on each slide, every step that
+    shows one note shows it in the same box (a note of several per step keeps its box by id)."""
+    moved = {}
+    for slide, frames in api_frames.items():
+        single = {(n["box"]["x"], n["box"]["y"], n["box"]["w"]) for f in frames if len(f["notes"]) == 1
+                  for n in f["notes"]}
+        by_id: dict[str, set] = {}
+        for f in frames:
+            for n in f["notes"]:
+                by_id.setdefault(n["id"], set()).add(tuple(n["box"].values()))
+        if len(single) > 1 or any(len(b) > 1 for b in by_id.values()):
+            moved[slide] = sorted(single)
+    assert moved == {}

@@ -1,25 +1,34 @@
 """Slide "Grouped-query attention" (``real.gqa``): the model's query heads share key/value heads;
 what that saves in the KV cache per token (the cost model, with a preset built from the file's
-sizes), and how it relates to chapter 2's multi-head latent attention (MLA)."""
+sizes), and how it relates to chapter 2's multi-head latent attention (MLA).
+
+The grouping is drawn as a table of which key/value head each query head reads, down the band; the
+cache steps keep one sentence's cache per layer below the bars, as cells of one head vector each,
+plain beside grouped, so the grouped cache is visibly a third of the width."""
 
 from __future__ import annotations
 
 from typing import Literal
+
+import numpy as np
 
 from attention_talk.engine.costs import Preset, costs
 from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.layout import BOTTOM, LEFT, RIGHT, TOP, box
+from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.kit.words import card, note
+from attention_talk.frames.kit.words import note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
-from attention_talk.frames.real_heads.shared import cards, display_name
+from attention_talk.frames.real_heads.shared import display_name, token_labels
 
-LAYOUT = {"groups": box(60, 140, 1480, 330), "groups_note": box(60, 510, 1480, 150),
-          "bars": box(60, 130, 960, 330), "note": box(1070, 140, 470, 460), "mla": box(60, 490, 960, 190)}
+CACHE_TOP, CACHE_CELL, CACHE_GUTTER, CACHE_GAP = 390, 49, 121, 60  # the two caches share one cell width
+NOTE = box(960, TOP, RIGHT - 960, CACHE_TOP - TOP - 24)  # one note box on all three steps, right of the titles
+LAYOUT = {"reads": box(LEFT, TOP, 560, BOTTOM - TOP), "groups_note": NOTE, "bars": box(LEFT, TOP, 860, 200),
+          "note": NOTE}
 
 
 class GqaParams(Params):
@@ -48,15 +57,33 @@ def kv_figures(model) -> dict:
 def _groups(ctx: BuildContext) -> FrameBody:
     an = analysis(ctx)
     c = ctx.model.config
-    groups: dict[int, list[int]] = {}
+    reads = np.zeros((c.heads, c.kv_heads))  # (h, h_kv) 1 where a query head reads that key/value head
     for h in range(c.heads):
-        groups.setdefault(an.sentence.head(0, h).kv_head, []).append(h)
-    # one card per key/value head, listing the query heads that read it (the list is notation)
-    items = [card("group", kind="key", group=g, readers=", ".join(str(h) for h in hs))
-             for g, hs in sorted(groups.items())]
+        reads[h, an.sentence.head(0, h).kv_head] = 1
+    t = tensor("reads", "which key/value head each query head reads", "key", reads, LAYOUT["reads"],
+               rows=[f"query head {h}" for h in range(c.heads)], cols=[f"K/V {g}" for g in range(c.kv_heads)],
+               max_rows=c.heads, max_cols=c.kv_heads, digits=0, heat=True)
     share = note("share", LAYOUT["groups_note"], "neutral")  # the sizes: the deck's figures from the file
-    return FrameBody(widgets=[cards("groups", LAYOUT["groups"], items, columns=len(items), kind="key")],
-                     notes=[share])
+    return FrameBody(tensors=[t], notes=[share])
+
+
+def caches(ctx: BuildContext) -> list:
+    """One layer's cache of the deck's sentence, one cell per head vector kept (bf16, d_k numbers):
+    as plain multi-head would keep it (a K and a V per query head) and as the model does (per
+    key/value head). The cells' value is their size in bytes; the drawing is about their count."""
+    c = ctx.model.config
+    toks = token_labels(analysis(ctx).sentence.tokens)
+    cell_bytes = 2 * c.head_dim
+    out, x = [], LEFT
+    for name, heads, what in (("plaincache", c.heads, "plain"), ("gqacache", c.kv_heads, "GQA")):
+        cols = [f"K{h}" for h in range(heads)] + [f"V{h}" for h in range(heads)]
+        w = CACHE_GUTTER + CACHE_CELL * len(cols)
+        out.append(tensor(name, f"{what}: {len(cols)} per token", "neutral",
+                          np.full((len(toks), len(cols)), float(cell_bytes)), box(x, CACHE_TOP, w, BOTTOM - CACHE_TOP),
+                          rows=toks, cols=cols, max_rows=len(toks), max_cols=len(cols), digits=0, reveal="none",
+                          gutter=CACHE_GUTTER))
+        x += w + CACHE_GAP
+    return out
 
 
 def _cache(ctx: BuildContext) -> FrameBody:
@@ -70,7 +97,7 @@ def _cache(ctx: BuildContext) -> FrameBody:
     formula = note("formula", LAYOUT["note"], "value", plain_formula=k["mha_layer"].formula,
                    plain_bytes=count(k["mha_layer"].value), grouped_formula=k["gqa_layer"].formula,
                    grouped_bytes=count(k["gqa_layer"].value))
-    return FrameBody(widgets=[bars], notes=[formula])
+    return FrameBody(tensors=caches(ctx), widgets=[bars], notes=[formula])
 
 
 def _mla(ctx: BuildContext) -> FrameBody:
@@ -83,13 +110,13 @@ def _mla(ctx: BuildContext) -> FrameBody:
         "value_labels": [f"{number(k['ratio'], 1)}×", f"{number(k['ds_ratio'], 1)}×"]}, kind="value")
     formula = note("formula", LAYOUT["note"], "value", latent_bytes=count(k["ds_mla_layer"]),
                    plain_bytes=count(k["ds_mha_layer"]))
-    return FrameBody(widgets=[bars], notes=[formula])
+    return FrameBody(tensors=caches(ctx), widgets=[bars], notes=[formula])
 
 
 STAGES = {"groups": _groups, "cache": _cache, "mla": _mla}
 
 
-@CHAPTER.builder("real.gqa", GqaParams, notes=("share", "formula"), cards=("group",))
+@CHAPTER.builder("real.gqa", GqaParams, notes=("share", "formula"))
 def gqa(ctx: BuildContext, p: GqaParams) -> FrameBody:
     """Query heads sharing key/value heads; the KV cache it saves, beside MLA's."""
     return STAGES[p.stage](ctx)

@@ -1,6 +1,10 @@
 """Slide "Heads have jobs" (``real.jobs``): every head of every layer scored on three measures
 (``engine.heads``: previous token, first token, induction), shown as a heads × layers grid; then the
-top scorer of each measure on an example. The numbers decide which head is shown."""
+top scorer of each measure on an example. The numbers decide which head is shown.
+
+Grid and example take the same box across the band and the note the same strip under it, so the
+note does not move as the slide goes from a grid to its head; layers are index numbers (30 of them
+fit the width only as numbers)."""
 
 from __future__ import annotations
 
@@ -14,18 +18,22 @@ from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Highlight
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_sum, derive_weights
-from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.layout import BOTTOM, LEFT, RIGHT, TOP, box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.real_heads.analysis import MEASURE_NAMES, Analysis, Job, analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, percent, picked, sourced, token_labels
 
-LAYOUT = {"grid": box(60, 130, 1480, 400), "grid_note": box(60, 560, 1480, 130),
-          "example": box(60, 130, 1000, 560), "note": box(1100, 150, 440, 480), "cards": box(60, 150, 1480, 420)}
+NOTE_H = 110  # two lines of a note across the band
+FIGURE = box(LEFT, TOP, RIGHT - LEFT, BOTTOM - TOP - NOTE_H - 30)
+LAYOUT = {"grid": FIGURE, "grid_note": box(LEFT, BOTTOM - NOTE_H, RIGHT - LEFT, NOTE_H), "example": FIGURE,
+          "note": box(LEFT, BOTTOM - NOTE_H, RIGHT - LEFT, NOTE_H), "cards": box(LEFT, TOP, 620, BOTTOM - TOP),
+          "scores": box(740, TOP, RIGHT - 740, 300)}
 Measure = Literal["previous", "first", "induction"]
 WHAT = {"previous": "on the token just before", "first": "on the first token",
-        "induction": "on the token after the earlier copy of the current one"}
+        "induction": "on the token after its earlier copy"}  # short: a grid's title fits the stage's width
 
 
 class JobsParams(Params):
@@ -55,9 +63,9 @@ def _grid(ctx: BuildContext, measure: str) -> FrameBody:
     L, h = job.grid.shape
     toks = token_labels(run.tokens)
     cells = targets(job)
-    t = tensor("grid", f"{MEASURE_NAMES[measure]} score, % of attention {WHAT[measure]} (h head, L layer)",
-               "weights", percent(job.grid), LAYOUT["grid"], rows=[f"h{i}" for i in range(h)],
-               cols=[f"L{i}" for i in range(L)], max_rows=h, max_cols=L, digits=0, heat=True)
+    t = tensor("grid", f"{MEASURE_NAMES[measure]}: % of attention {WHAT[measure]}, by layer",
+               "weights", percent(job.grid), LAYOUT["grid"], rows=[f"head {i}" for i in range(h)],
+               cols=[str(i) for i in range(L)], max_rows=h, max_cols=L, digits=0, heat=True)
     t.highlight = Highlight(cells=[(job.head, job.layer)])
     t = derive_sum(t, lambda r, c: [(f"{toks[q]}→{toks[k]}", 100 * float(run.head(c, r).weights[q, k]) / len(cells))
                                     for q, k in cells],
@@ -91,7 +99,12 @@ def _summary(ctx: BuildContext) -> FrameBody:
     an = analysis(ctx)
     items = [card(m, kind="weights", layer=j.layer, head=j.head, score=f"{j.best:.0%}", heads_scored=j.grid.size)
              for m, j in an.jobs.items()]  # one card per measure, its words in the deck
-    return FrameBody(widgets=[cards("jobs", LAYOUT["cards"], items, columns=3, kind="weights")])
+    bars = widget("weight-bars", "bestscores", LAYOUT["scores"], {
+        "title": f"each job's top score, of all {next(iter(an.jobs.values())).grid.size} heads",
+        "labels": [m for m in an.jobs], "values": [j.best for j in an.jobs.values()],  # one word: the bars' gutter
+        "scale_max": 1.0, "digits": 2, "highlight": None, "sum": None,
+        "value_labels": [f"{j.best:.0%}" for j in an.jobs.values()]}, kind="weights")
+    return FrameBody(widgets=[cards("jobs", LAYOUT["cards"], items, columns=1, kind="weights"), bars])
 
 
 @CHAPTER.builder("real.jobs", JobsParams, notes=("best", "why"), cards=tuple(MEASURE_NAMES))

@@ -1,6 +1,9 @@
 """Slide "A real map" (``real.map``): one sentence, one head, built like chapter 1's map: scores
 q·k, scaled by 1/√d_k, the causal mask, softmax row by row. The head is the previous-token
-measure's top scorer; every cell explains itself (q and k are after RoPE, as the model uses them)."""
+measure's top scorer; every cell explains itself (q and k are after RoPE, as the model uses them).
+
+The map is as wide as its token labels need (no two column labels meet) and as tall as its numbers
+need; the softmaxed row comes below it on the same columns, the note keeps the column at the right."""
 
 from __future__ import annotations
 
@@ -13,16 +16,19 @@ from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Highlight, Note
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_scores, derive_weights
-from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.layout import BOTTOM, LEFT, RIGHT, TOP, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.words import note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import focus_index, picked, sourced, token_labels
 
-# One box for the map on every step (it never moves, so the row below can come and go beside it).
-LAYOUT = {"map": box(60, 130, 1000, 450), "row": box(60, 600, 1000, 130),
-          "note": box(1100, 150, 440, 480)}
+# One box for the map on every step (it never moves, so the row below can come and go beside it):
+# 11 columns of 92 units clear the longest token label; 11 rows of 37 keep cell numbers at 25 units.
+GUTTER = 121  # the row labels' width, the same for the map and its row, so their columns line up
+MAP_W, MAP_H = 1140, 74 + 11 * 37
+LAYOUT = {"map": box(LEFT, TOP, MAP_W, MAP_H), "row": box(LEFT, BOTTOM - 120, MAP_W, 120),
+          "note": box(LEFT + MAP_W + 40, TOP, RIGHT - LEFT - MAP_W - 40, BOTTOM - TOP)}
 
 
 class MapParams(Params):
@@ -44,7 +50,7 @@ def _scores_tensor(ctx: BuildContext, stage: str, area):
     values = {"scores": maps.scores, "scaled": maps.scores * scale, "masked": maps.scores * scale + mask}[stage]
     label = {"scores": "S = Q·Kᵀ", "scaled": f"S / √{d_k}", "masked": f"S / √{d_k} + M"}[stage]
     t = tensor("map", f"{label}, layer {job.layer}, head {job.head}", "scores" if stage != "masked" else "mask",
-               values, area, rows=toks, cols=toks, max_rows=n, max_cols=n, digits=1, heat=True)
+               values, area, rows=toks, cols=toks, max_rows=n, max_cols=n, digits=1, heat=True, gutter=GUTTER)
     t = derive_scores(t, maps.q, maps.k, row_names=toks, col_names=toks,
                       scale=scale if stage != "scores" else None, mask=mask if stage == "masked" else None)
     return sourced(t, an.model_name, an.sentence.text, job.layer, job.head, stage)
@@ -77,6 +83,7 @@ def _row(ctx: BuildContext) -> FrameBody:
     logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)
     row = picked("row", f"softmax of the row of “{toks[m]}”", "weights", maps.weights, LAYOUT["row"],
                  rows=[m], cols=list(range(n)), row_names=toks, col_names=toks)
+    row.gutter = GUTTER
     row = sourced(derive_weights(row, logits, row_names=toks, col_names=toks), an.model_name, an.sentence.text,
                   job.layer, job.head)
     return FrameBody(tensors=[masked, row], notes=[_note("row", ctx)])
@@ -88,7 +95,7 @@ def _weights(ctx: BuildContext) -> FrameBody:
     n = len(toks)
     logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)
     t = tensor("map", f"A = softmax(S / √d_k + M), layer {job.layer}, head {job.head}", "weights", maps.weights,
-               LAYOUT["map"], rows=toks, cols=toks, max_rows=n, max_cols=n, digits=2, heat=True)
+               LAYOUT["map"], rows=toks, cols=toks, max_rows=n, max_cols=n, digits=2, heat=True, gutter=GUTTER)
     t = sourced(derive_weights(t, logits, row_names=toks, col_names=toks), an.model_name, an.sentence.text,
                 job.layer, job.head)
     return FrameBody(tensors=[t], notes=[_note("weights", ctx)])

@@ -1,6 +1,9 @@
 """Slide "Why sinks exist" (``real.sinks``): softmax must give a row weights that add up to 1, so a
 head with nothing to read parks them on the first token. One row of the first-token measure's top
-scorer, with the first token and without it (its score masked too, softmax again)."""
+scorer, with the first token and without it (its score masked too, softmax again).
+
+The rule's cards stand in a column beside the sink head's weight on the first token from every row
+(bars down the band); the row's bars then take the left of the band, the note the right."""
 
 from __future__ import annotations
 
@@ -12,14 +15,15 @@ from attention_talk.engine.attention import causal_mask, softmax
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.layout import BOTTOM, LEFT, RIGHT, TOP, box
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
 from attention_talk.frames.real_heads.shared import cards, focus_index, token_labels
 
-LAYOUT = {"cards": box(60, 140, 1480, 300), "bars": box(60, 130, 960, 560), "note": box(1070, 150, 470, 460)}
+LAYOUT = {"cards": box(LEFT, TOP, 620, BOTTOM - TOP), "first": box(740, TOP, RIGHT - 740, BOTTOM - TOP),
+          "bars": box(LEFT, TOP, 960, BOTTOM - TOP), "note": box(1070, TOP, RIGHT - 1070, 400)}
 
 
 class SinkParams(Params):
@@ -38,6 +42,7 @@ def sink_rows(ctx: BuildContext) -> dict:
     without[0] = -np.inf
     norms = np.linalg.norm(maps.v, axis=1)  # (n,) length of each token's value vector
     return {"job": job, "m": m, "toks": token_labels(an.sentence.tokens), "with": maps.weights[m],
+            "first": maps.weights[:, 0],
             "without": softmax(without), "text": an.sentence.text, "v_ratio": float(norms[0] / norms[1:].mean())}
 
 
@@ -53,11 +58,16 @@ def _bars(d: dict, which: str):
 
 
 def _rule(ctx: BuildContext) -> FrameBody:
-    job = sink_rows(ctx)["job"]
+    d = sink_rows(ctx)
+    job, toks = d["job"], d["toks"]
+    first = widget("weight-bars", "firstcol", LAYOUT["first"], {
+        "title": f"weight on “{toks[0]}” from every row, layer {job.layer}, head {job.head}", "labels": toks,
+        "values": [float(v) for v in d["first"]], "scale_max": 1.0, "digits": 2, "highlight": None, "sum": None},
+        kind="weights")
     return FrameBody(widgets=[cards("rule", LAYOUT["cards"], [
         card("softmax", kind="weights"),
         card("parks", kind="weights", layer=job.layer, head=job.head, score=f"{job.best:.0%}"),
-    ], columns=2, arrows=True, active=1)])
+    ], columns=1, active=1), first])
 
 
 def _with(ctx: BuildContext, which: str) -> FrameBody:
