@@ -55,15 +55,23 @@ def test_the_masked_map_carries_its_own_title(frames) -> None:
     assert mask.kind == "mask" and any(v is None for r in mask.values for v in r)
 
 
-def test_learned_matrices_are_weight_coloured(frames) -> None:
+def test_learned_matrices_take_the_role_they_make(frames) -> None:
+    """docs/colours.md: W_Q amber with the queries, W_K teal with the keys, W_V purple with the values;
+    only the other learned weights (W_O) are the magenta "weight" role."""
+    role = {"W_Q": "query", "W_K": "key", "W_V": "value", "W_O": "weight"}
+    seen = set()
     for at, f in every_frame(frames):
         for t in f.tensors:
             if t.name.startswith("W_"):
-                assert t.kind == "weight", (at, t.name)
+                assert t.kind == role[t.name], (at, t.name)
+                assert t.digits == 3, (at, t.name)  # a weight's small entries keep their digits
+                seen.add(t.name)
+    assert seen == set(role)
     # the notes that introduce a learned matrix or count its weights
-    for slide, step in [("query-dense", 3), ("query-matrix", 1), ("keys", 3), ("values", 3), ("enriched", 3)]:
+    for slide, step, kind in [("query-dense", 3, "query"), ("query-matrix", 1, "query"), ("keys", 3, "key"),
+                              ("values", 3, "value"), ("enriched", 3, "weight")]:
         (note,) = frames[slide][step - 1].notes
-        assert note.kind == "weight" and re.search(r"W_[QKVO]|weights", note.text), (slide, step)
+        assert note.kind == kind and re.search(r"W_[QKVO]|weights", note.text), (slide, step)
     bars = {w.id: w.kind for w in frames["many-heads"][4].widgets}
     assert bars == {"real-weights": "weight", "real-keys": "neutral"}
 

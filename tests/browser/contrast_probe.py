@@ -56,3 +56,31 @@ CONTRAST = r"""() => {
   force.remove();
   return out.filter((x) => x.ratio < x.need);
 }""".replace("(SEEN_TEXTS)", f"({SEEN_TEXTS})")
+
+# The strongest cell of every matrix on the active slide (the largest weight, the largest |score|:
+# views/matrix.js gives it --f = 1): its tint composited over the page stands ≥ 3:1 against the
+# page (docs/colours.md), in the theme shown. A largest cell that is masked or dimmed (a row out of
+# focus, stepping back on purpose) is left out. Returns the ones under 3:1.
+STRONGEST = r"""() => {
+  const parse = (c) => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return null;
+    return m[1].split(/[ ,\/]+/).filter(Boolean).map(Number).slice(0, 3); };
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const bg = parse(getComputedStyle(document.body).backgroundColor);
+  const out = [];
+  for (const g of document.querySelectorAll('.slide.active .tensor')) {
+    let best = null;
+    for (const cell of g.querySelectorAll('.cell:not(.masked):not(.dim)')) {
+      if (parseFloat(cell.style.getPropertyValue('--f')) < 0.9995) continue;
+      const cs = getComputedStyle(cell.querySelector('rect'));
+      const a = parseFloat(cs.fillOpacity), c = parse(cs.fill);
+      if (c && (!best || a > best.a)) best = { a, c, text: cell.textContent };
+    }
+    if (!best) continue;
+    const mixed = best.c.map((v, i) => v * best.a + bg[i] * (1 - best.a));
+    const r = Math.round(ratio(mixed, bg) * 100) / 100;
+    if (r < 3) out.push({ tensor: g.dataset.tensor, cell: best.text, ratio: r });
+  }
+  return out;
+}"""

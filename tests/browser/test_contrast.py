@@ -1,12 +1,14 @@
 """Contrast in both themes (D swaps them): every visible text on sampled steps (titles, matrices
 with masked and dimmed cells and heat, widgets) reaches 4.5:1 against what is really behind it,
-dimmed context (rows not in focus, inactive pipeline stages) 3:1. Measured in the browser over
-the composited layers (contrast_probe.py), SVG text included."""
+dimmed context (rows not in focus, inactive pipeline stages) 3:1; and every matrix's strongest cell
+(the largest weight, the largest |score|) stands ≥ 3:1 against the page, so a map never vanishes
+on a dark or washed-out screen. Measured in the browser over the composited layers
+(contrast_probe.py), SVG text included."""
 
 from __future__ import annotations
 
 import pytest
-from contrast_probe import CONTRAST
+from contrast_probe import CONTRAST, STRONGEST
 from stage_probe import DECKS, open_at, tracked_page
 
 SAMPLED = {
@@ -26,6 +28,7 @@ def contrast_by_theme(browser, server_url):
     the last one for the next load): {theme: [steps measured]} and {theme: {step: texts too low}}."""
     measured: dict[str, list[str]] = {theme: [] for theme in THEMES}
     low: dict[str, dict] = {theme: {} for theme in THEMES}
+    faint: dict[str, dict] = {theme: {} for theme in THEMES}
     with tracked_page(browser) as page:
         for deck, steps in SAMPLED.items():
             for hash_ in steps:
@@ -39,11 +42,20 @@ def contrast_by_theme(browser, server_url):
                     measured[theme].append(f"{deck} {hash_}")
                     if bad:
                         low[theme][f"{deck} {hash_}"] = bad[:4]
-    return measured, low
+                    if weak := page.evaluate(STRONGEST):
+                        faint[theme][f"{deck} {hash_}"] = weak
+    return measured, low, faint
 
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_text_contrast_in_both_themes(contrast_by_theme, theme) -> None:
-    measured, low = contrast_by_theme
+    measured, low, _ = contrast_by_theme
     assert measured[theme] == [f"{deck} {hash_}" for deck, steps in SAMPLED.items() for hash_ in steps]
     assert low[theme] == {}
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_strongest_cell_of_every_matrix_stands_out_in_both_themes(contrast_by_theme, theme) -> None:
+    measured, _, faint = contrast_by_theme
+    assert len(measured[theme]) == sum(len(steps) for steps in SAMPLED.values())
+    assert faint[theme] == {}

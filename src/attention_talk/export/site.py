@@ -90,7 +90,8 @@ def _only(index: str, decks: set[str]) -> str:
 def _needs_server() -> str:
     return """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Needs the server · attention-talk</title><link rel="stylesheet" href="static/css/talk.css"></head>
+<title>Needs the server · attention-talk</title><link rel="stylesheet" href="static/css/colours.css">
+<link rel="stylesheet" href="static/css/talk.css"></head>
 <body class="page-index"><main class="index"><h1>This part needs the server</h1>
 <p class="lede">This copy of the talk is a static export: every step plays, with its speaker view
 and print view, but nothing is computed here. The lab (attention on your own sentence), live rooms

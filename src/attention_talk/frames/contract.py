@@ -141,6 +141,10 @@ class Tensor(_Model):
     transposed: bool = False
     gutter: float | None = Field(default=None, description="Width of the row-label gutter; tensors that "
                                  "share a gutter line up their columns.")
+    masked: list[tuple[int, int]] = Field(default_factory=list, description=(
+        "Full-tensor (row, col) of displayed cells a mask blocks whose value is a number: a weight of "
+        "exactly 0 after softmax of −∞. Drawn with the one masked look (docs/colours.md), as a null "
+        "(−∞) score is."))
     reveal: Literal["all", "highlight", "none"] = Field(
         default="all", description="Which cells show their number: all, only highlighted ones, none.")
     derivation: Derivation | None = Field(default=None, description="Per-cell derivations.")

@@ -9,10 +9,12 @@
 // (about 25 ms a keystroke, measured with benchmarks/lab.py). Where each map sits is read when the
 // grid is laid out (a resize observer: after layout, before paint), never while drawing an answer.
 
-function rgb(colour) {
-  const hex = colour.trim().replace("#", "");
-  if (!/^[0-9a-f]{6}$/i.test(hex)) return [106, 168, 255];
-  return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+/** [r, g, b] of a CSS colour (colours.css --weights), however it is written: a canvas normalises it. */
+function channels(colour) {
+  const ctx = document.createElement("canvas").getContext("2d");
+  ctx.fillStyle = colour.trim();
+  const hex = ctx.fillStyle.replace("#", "");
+  return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16) || 0);
 }
 
 function decode(base64) {
@@ -122,7 +124,7 @@ export class GridView {
     const theme = document.documentElement.dataset.theme ?? "";
     if (this.colourFor !== theme) {
       this.colourFor = theme;
-      this.rgb = rgb(getComputedStyle(this.box).getPropertyValue("--weights"));
+      this.rgb = channels(getComputedStyle(this.box).getPropertyValue("--weights"));
     }
     return this.rgb;
   }

@@ -80,7 +80,7 @@ export class LinesView {
   paint() {
     const { colW, gap, full, height } = this.g;
     const css = getComputedStyle(this.stage);
-    const [weights, query] = ["--weights", "--query"].map((v) => css.getPropertyValue(v).trim());
+    const weights = css.getPropertyValue("--weights").trim();
     const ctx = this.canvas.getContext("2d");
     const dpr = this.canvas.width / full;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -90,7 +90,7 @@ export class LinesView {
       const mine = this.focused === i;
       for (const [w, j] of strongest(row)) {
         ctx.globalAlpha = this.focused === null ? 0.1 + 0.9 * w : mine ? 0.25 + 0.75 * w : 0.05;
-        ctx.strokeStyle = mine ? query : weights;
+        ctx.strokeStyle = weights; // the map's blue; the token we follow is the strong lines, not a hue
         ctx.lineWidth = 0.8 + 5 * w;
         ctx.beginPath();
         ctx.moveTo(colW - 2, this.y(i));

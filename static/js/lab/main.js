@@ -212,7 +212,7 @@ class Lab {
     document.querySelector(".map-where").textContent = state.source === "model"
       ? `layer ${state.layer} · head ${state.head}` : `head ${state.head}`;
     this.map.render({ tokens: body.tokens, values: head[state.map], name: state.map, label: LABELS[state.map],
-      kind: state.map === "weights" ? "weights" : "scores" }, mapWidth, mapHeight);
+      kind: state.map === "weights" ? "weights" : "scores", masked: head.masked }, mapWidth, mapHeight);
     this.lines.render({ tokens: body.tokens, weights: head.weights }, linesWidth);
     if (state.source === "model") {
       if (body.grid) this.grid.render(body.grid, body.kv_heads, [state.layer, state.head]);

@@ -1,5 +1,5 @@
 // The chosen head's map in the talk's matrix look (views/matrix.js: cells tinted by their colour
-// role, masked cells red, token labels on both axes, numbers in the cells while they fit), sized to
+// role on the same scale, signed maps diverging, masked cells hatched, token labels on both axes, numbers in the cells while they fit), sized to
 // the box. The cells are painted on a canvas (64 × 64 cells redraw in a millisecond or two, where
 // as many SVG nodes would stall typing); the labels and the cursor are SVG above it. The canvas
 // takes the keyboard focus: arrows move the cursor cell, Enter or a click opens its derivation, and
@@ -16,10 +16,25 @@ const TITLES = {
   weights: (r, c) => `weight ${r} → ${c}`,
 };
 
-function range(values) {
-  let min = Infinity, max = -Infinity;
-  for (const row of values) for (const v of row) if (v !== null) { if (v < min) min = v; if (v > max) max = v; }
-  return { min, max };
+function absMax(values) {
+  let m = 1e-12;
+  for (const row of values) for (const v of row) if (v !== null && Math.abs(v) > m) m = Math.abs(v);
+  return m;
+}
+
+/** The talk's masked hatch (views/hatch.js, talk.css .masked-hatch) as a canvas pattern: the same
+ * stripes, in the theme's --mask-line on --mask-bg. */
+function hatchPattern(ctx, line, bg) {
+  const tile = document.createElement("canvas");
+  tile.width = tile.height = 10;
+  const t = tile.getContext("2d");
+  t.fillStyle = bg;
+  t.fillRect(0, 0, 10, 10);
+  t.strokeStyle = line;
+  t.lineWidth = 3.5;
+  t.lineCap = "square";
+  for (const k of [-10, 0, 10]) { t.beginPath(); t.moveTo(k, 10); t.lineTo(k + 10, 0); t.stroke(); }
+  return ctx.createPattern(tile, "repeat");
 }
 
 /** The room the longest token label needs, in px at `size` px, in steps of 24 px (so the layout
@@ -55,7 +70,8 @@ export class MapView {
     return r >= 0 && c >= 0 && r < n && c < n ? [r, c] : null;
   }
 
-  /** {tokens, values (n × n, null = −∞), kind, name, label}, drawn in at most `width` × `height` px. */
+  /** {tokens, values (n × n, null = −∞), kind, name, label, masked (the masked map, when known: a
+   * weight whose score there is null is the mask's zero)}, drawn in at most `width` × `height` px. */
   render(data, width, height) {
     this.data = data;
     const n = Math.max(data.tokens.length, 1);
@@ -110,16 +126,19 @@ export class MapView {
 
   paint() {
     const { n, cw } = this.g;
-    const { values, name, kind } = this.data;
+    const { values, kind, masked } = this.data;
     const css = getComputedStyle(this.stage);
     const colour = (v) => css.getPropertyValue(v).trim();
-    const [tint, mask, grid, fg, maskText] = [kind === "weights" ? "--weights" : "--scores", "--mask", "--grid", "--fg",
-      "--mask-text"].map(colour);
-    const { min, max } = range(values);
-    const heat = (v) => (name === "weights" ? v : (v - min) / (max - min || 1));
+    const role = kind === "weights" ? "--weights" : "--scores";
+    const [tint, negative, grid, fg, maskText, maskLine, maskBg] = [role, "--negative", "--grid", "--fg",
+      "--mask-text", "--mask-line", "--mask-bg"].map(colour);
+    // The talk's scale (views/matrix.js shadeOf, colours.css): floor to the role's strongest tint.
+    const [floor, top, negTop] = ["--tint-floor", `${role}-top`, "--negative-top"].map((v) => parseFloat(colour(v)));
+    const most = absMax(values);
     const numbers = cw >= NUMBER_CELL;
-    const cap = numbers ? 0.5 : 0.92; // with text: ≥ 4.5:1 on the hottest cell, as in the talk
     const ctx = this.canvas.getContext("2d");
+    const hatch = hatchPattern(ctx, maskLine, maskBg);
+    const isMasked = (v, r, c) => v === null || (kind === "weights" && masked?.[r]?.[c] === null);
     const dpr = this.canvas.width / (n * cw);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, n * cw, n * cw);
@@ -128,16 +147,23 @@ export class MapView {
     ctx.textBaseline = "middle";
     values.forEach((row, r) => row.forEach((v, c) => {
       const x = c * cw + 0.5, y = r * cw + 0.5, s = cw - 1;
-      ctx.globalAlpha = 0.3;
-      ctx.fillStyle = grid;
-      ctx.fillRect(x, y, s, s);
-      ctx.globalAlpha = v === null ? 0.16 : 0.04 + cap * Math.max(0, heat(v));
-      ctx.fillStyle = v === null ? mask : tint;
+      const off = isMasked(v, r, c);
+      if (off) {
+        ctx.globalAlpha = 1;
+        ctx.fillStyle = hatch;
+      } else {
+        ctx.globalAlpha = 0.3;
+        ctx.fillStyle = grid;
+        ctx.fillRect(x, y, s, s);
+        const f = Math.min(1, Math.abs(v) / most);
+        ctx.globalAlpha = floor + ((v < 0 ? negTop : top) - floor) * f;
+        ctx.fillStyle = v < 0 ? negative : tint;
+      }
       ctx.fillRect(x, y, s, s);
       if (!numbers) return;
       ctx.globalAlpha = 1;
-      ctx.fillStyle = v === null ? maskText : fg;
-      ctx.fillText(number(v, 2), x + s / 2, y + s / 2 + 1);
+      ctx.fillStyle = off ? maskText : fg;
+      ctx.fillText(off && v !== null ? "0" : number(v, 2), x + s / 2, y + s / 2 + 1);
     }));
     ctx.globalAlpha = 1;
   }

@@ -6,6 +6,7 @@
 import { TYPE } from "../lib/type.js";
 import { number, vector } from "../lib/format.js";
 import { svg } from "./dom.js";
+import { maskHatch } from "./hatch.js";
 import { registerWidget } from "./widgets.js";
 
 const TEXT = TYPE.label, SMALL = TYPE.dense;
@@ -51,11 +52,15 @@ function drawMap(d, cur, side) {
     });
   }
   if (!d.final && !d.show_skip) {
+    if (cur.s.some((row) => row.includes(null))) maskHatch();
     cur.s.forEach((row, i) => row.forEach((v, j) => {
+      // a masked score: the one masked look, the hatch under a greyed "−∞" (talk.css .cell.masked)
+      if (v === null) svg("rect", { class: "flash-masked", x: ox + (cur.cols[0] + j) * cell + 3,
+        y: oy + (cur.rows[0] + i) * cell + 3, width: cell - 6, height: cell - 6, rx: 4 }, s);
       const t = svg("text", { class: "flash-s", x: ox + (cur.cols[0] + j + 0.5) * cell,
         y: oy + (cur.rows[0] + i + 0.5) * cell, "text-anchor": "middle", "dominant-baseline": "central" }, s);
       sized(t, SMALL).textContent = v === null ? "−∞" : number(v, 2);
-      if (v === null) t.classList.add("masked"); // the masked-score colour, readable in both themes
+      if (v === null) t.classList.add("masked"); // --mask-text, ≥ 4.5:1 on the hatch in both themes
     }));
   }
   return s;

@@ -2,6 +2,7 @@
 // the new one. Every figure comes from the frame (the cost model); the slider only picks a row.
 import { bytes, count, number } from "../lib/format.js";
 import { label, reducedMotion, surface, svg } from "./dom.js";
+import { maskHatch } from "./hatch.js";
 import { registerWidget } from "./widgets.js";
 
 function drawSquare(root, sizes, index, S, x0, y0) {
@@ -9,6 +10,7 @@ function drawSquare(root, sizes, index, S, x0, y0) {
   const cur = sizes[index];
   svg("rect", { class: "growth-square", x: x0, y: y0, width: S, height: S }, root);
   if (index === 0) {
+    maskHatch(); // the cells above the diagonal: the one masked look
     const n = cur.n, c = S / n;
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < n; j++) {

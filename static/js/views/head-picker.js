@@ -32,7 +32,9 @@ function drawMap(tokens, weights, focus, side, title) {
   });
   weights.forEach((row, i) => row.forEach((w, j) => {
     const r = svg("rect", { x: ox + j * cell + 2, y: oy + i * cell + 2, width: cell - 4, height: cell - 4, rx: 6 }, s);
-    Object.assign(r.style, { fill: "var(--c)", fillOpacity: String(0.05 + 0.8 * w) });
+    // the talk's scale (colours.css): a weight of 1 at the role's strongest tint, ≥ 3:1 on the page
+    Object.assign(r.style, { fill: "var(--c)",
+      fillOpacity: `calc(var(--tint-floor) + (var(--top) - var(--tint-floor)) * ${Math.min(1, Math.max(0, w))})` });
     const t = svg("text", { x: ox + (j + 0.5) * cell, y: oy + (i + 0.5) * cell, "text-anchor": "middle",
       "dominant-baseline": "central" }, s);
     sized(t, TYPE.label).textContent = number(w, 2);
@@ -40,7 +42,7 @@ function drawMap(tokens, weights, focus, side, title) {
   }));
   if (focus !== null && focus !== undefined) {
     const f = svg("rect", { x: ox - 4, y: oy + focus * cell, width: side + 8, height: cell, rx: 8 }, s);
-    Object.assign(f.style, { fill: "none", stroke: "var(--query)", strokeWidth: "4" });
+    Object.assign(f.style, { fill: "none", stroke: "var(--select)", strokeWidth: "4" });
   }
   return s;
 }

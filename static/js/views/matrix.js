@@ -3,6 +3,7 @@
 import { number, shape } from "../lib/format.js";
 import { TYPE } from "../lib/type.js";
 import { reducedMotion, svg } from "./dom.js";
+import { maskHatch } from "./hatch.js";
 import { appendRows, fadeIn, fadeOut, growBars, meet, mix, phases, sweepMask } from "./motion.js";
 
 const TITLE_H = 40, COL_H = 34, GAP = 0.6, MAX_CW = 120, MAX_CH = 62;
@@ -64,14 +65,17 @@ function keepsValues(t, digits) {
 
 function valueRange(t) {
   const vals = t.values.flat().filter((v) => v !== null);
-  return { min: Math.min(...vals), max: Math.max(...vals), absMax: Math.max(...vals.map(Math.abs), 1e-12) };
+  return { absMax: Math.max(...vals.map(Math.abs), 1e-12) };
 }
 
-function alphaOf(t, v, range) {
-  if (v === null) return 0.16;
-  // Capped at 0.5: the cell's text keeps ≥ 4.5:1 on the hottest cell in both themes.
-  if (t.heat) return 0.08 + 0.42 * ((v - range.min) / (range.max - range.min || 1));
-  return 0.06 + 0.3 * (Math.abs(v) / range.absMax);
+/** Where a value sits on its tensor's scale: `f` from 0 (no tint beyond the floor) to 1 (the role's
+ * strongest tint, --top in colours.css, ≥ 3:1 against the page), and `neg` below zero. One rule for
+ * every tensor: a signed one (scores, projections) diverges around zero, its negative half in
+ * --negative, so −1.7 and +2.7 never look alike; a tensor with no negatives (weights, sums, counts)
+ * shades from zero. The theme picks the colours and the top tint; the scale is the frame's. */
+export function shadeOf(v, range) {
+  if (v === null) return { f: 0, neg: false };
+  return { f: Math.min(1, Math.abs(v) / range.absMax), neg: v < 0 };
 }
 
 function highlightSets(t) {
@@ -163,6 +167,8 @@ function fillTensor(g, t, L) {
   const swept = [];
   const range = valueRange(t);
   const hl = highlightSets(t);
+  const blocked = new Set((t.masked ?? []).map(([r, c]) => `${r},${c}`));
+  if (blocked.size || t.values.some((row) => row.includes(null))) maskHatch(g.ownerDocument);
   const anyRow = hl.rows.size > 0;
   const cellEls = g.querySelectorAll(".cell");
   const font = L.font.toFixed(1);
@@ -171,18 +177,20 @@ function fillTensor(g, t, L) {
     const cell = cellEls[k++];
     const r = t.row_index[i], c = t.col_index[j];
     const isHl = hl.cells.has(`${r},${c}`) || hl.cols.has(c);
-    const masked = v === null;
+    const masked = v === null || blocked.has(`${r},${c}`);
     const wasMasked = cell.classList.contains("masked");
     cell.classList.toggle("masked", masked);
     cell.classList.toggle("hl", isHl);
     cell.classList.toggle("dim", anyRow && !hl.rows.has(r));
     cell.classList.toggle("hidden-value", !L.fits || t.reveal === "none" || (t.reveal === "highlight" && !isHl));
-    const alpha = alphaOf(t, v, range).toFixed(3);
-    if (cell.style.getPropertyValue("--a") !== alpha) cell.style.setProperty("--a", alpha);
+    const { f, neg } = shadeOf(masked ? null : v, range);
+    const shade = f.toFixed(3);
+    if (cell.style.getPropertyValue("--f") !== shade) cell.style.setProperty("--f", shade);
+    cell.classList.toggle("neg", neg);
     if (masked && !wasMasked) swept.push({ cell, r, c });
     const text = cell.lastChild;
     setAttr(text, "font-size", font);
-    setText(text, number(v, L.digits));
+    setText(text, maskedText(v, masked, L.digits));
   }));
   g.querySelectorAll(".axis-label.row").forEach((el) =>
     el.classList.toggle("hl", hl.rows.has(Number(el.dataset.r))));
@@ -198,6 +206,13 @@ function fillTensor(g, t, L) {
     setAttr(band, "height", bottom - top + 4);
   }
   return swept;
+}
+
+/** A masked cell's words: "−∞" for a score (null), a plain "0" for the weight the mask made zero
+ * (greyed by .cell.masked), never "0.00": the zero is the mask's, not a rounding. */
+function maskedText(v, masked, digits) {
+  if (!masked || v === null) return number(v, digits);
+  return "0";
 }
 
 /** Where a tensor sits: when it changes, the tensor moves there. */

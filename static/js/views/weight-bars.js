@@ -33,14 +33,15 @@ export function drawBars(root, { title, labels, values, digits = 3, highlight = 
     const value = document.createElement("span");
     value.className = "wb-value";
     value.textContent = valueLabels ? valueLabels[i] : number(v, digits);
-    if (future && future[i]) {  // the causal mask's zero, said in the empty track
+    if (future && future[i]) {  // the causal mask's zero: the masked look (hatched, a greyed "0"), said in the track
+      track.classList.add("masked-hatch");
+      value.textContent = "0";
       const why = document.createElement("span");
       why.textContent = "after the query: masked";
       Object.assign(why.style, { position: "absolute", left: "14px", top: "50%", transform: "translateY(-50%)",
-        fontSize: `${TYPE.dense}px`, opacity: "0.6", whiteSpace: "nowrap" });
+        fontSize: `${TYPE.dense}px`, whiteSpace: "nowrap" });
       track.style.position = "relative";
       track.appendChild(why);
-      value.style.opacity = "0.6";
     }
     row.append(label, track, value);
     list.appendChild(row);

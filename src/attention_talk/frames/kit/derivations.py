@@ -156,6 +156,8 @@ def derive_weights(t: Tensor, logits: np.ndarray, *, row_names: Sequence[str] | 
                                                f"“{_names(col_names, c)}”"), parts=[part], value=value)
 
     t.derivation = Derivation(kind="weights", formula="softmax(row)", cells=_cells(t, cell))
+    # A −∞ logit's weight is exactly 0 because of the mask: drawn masked, as its score was.
+    t.masked = [(r, c) for r in t.row_index for c in t.col_index if logits[r, c] == -np.inf]
     return t
 
 

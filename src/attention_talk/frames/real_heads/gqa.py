@@ -93,8 +93,8 @@ def _cache(ctx: BuildContext) -> FrameBody:
         "title": f"KV cache per token, bytes, all {c.layers} layers (bf16)",
         "labels": [f"plain: {c.heads} K/V", f"GQA: {c.kv_heads} K/V"],
         "values": [k["mha"].value, k["gqa"].value], "digits": 0, "highlight": 1, "sum": None,
-        "value_labels": [count(k["mha"].value), count(k["gqa"].value)]}, kind="value")
-    formula = note("formula", LAYOUT["note"], "value", plain_formula=k["mha_layer"].formula,
+        "value_labels": [count(k["mha"].value), count(k["gqa"].value)]}, kind="neutral")  # a cost, not a role
+    formula = note("formula", LAYOUT["note"], "neutral", plain_formula=k["mha_layer"].formula,
                    plain_bytes=count(k["mha_layer"].value), grouped_formula=k["gqa_layer"].formula,
                    grouped_bytes=count(k["gqa_layer"].value))
     return FrameBody(tensors=caches(ctx), widgets=[bars], notes=[formula])
@@ -107,8 +107,8 @@ def _mla(ctx: BuildContext) -> FrameBody:
         "title": f"times less cache than plain multi-head: {display_name(c)} (GQA), DeepSeek-V3.2 (MLA)",
         "labels": ["GQA", "MLA"], "values": [k["ratio"], k["ds_ratio"]],
         "digits": 1, "highlight": 1, "sum": None,
-        "value_labels": [f"{number(k['ratio'], 1)}×", f"{number(k['ds_ratio'], 1)}×"]}, kind="value")
-    formula = note("formula", LAYOUT["note"], "value", latent_bytes=count(k["ds_mla_layer"]),
+        "value_labels": [f"{number(k['ratio'], 1)}×", f"{number(k['ds_ratio'], 1)}×"]}, kind="neutral")
+    formula = note("formula", LAYOUT["note"], "neutral", latent_bytes=count(k["ds_mla_layer"]),
                    plain_bytes=count(k["ds_mha_layer"]))
     return FrameBody(tensors=caches(ctx), widgets=[bars], notes=[formula])
 

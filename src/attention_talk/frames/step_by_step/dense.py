@@ -63,5 +63,5 @@ def dense_layer(ctx: BuildContext, p: DenseParams) -> FrameBody:
     """Token in (d numbers), question out (d_k): every output a neuron wired to every input."""
     return FrameBody(
         widgets=[widget("dense", "dense", LAYOUT["dense"], _network_data(ctx, p.stage), kind="query")],
-        notes=[note("about", LAYOUT["note"], "weight" if p.stage == "weights" else "query",  # W_Q's weights
+        notes=[note("about", LAYOUT["note"], "query",  # W_Q and its weights: the query role
                     **FIGURES[p.stage](ctx))])

@@ -43,9 +43,9 @@ def _matrix(ctx: BuildContext) -> FrameBody:
     s = ctx.story
     d, d_k = s.w_q.shape
     return FrameBody(
-        tensors=[learned(tensor("W_Q", "W_Q", "weight", s.w_q, LAYOUT["W_Q"], max_rows=10, max_cols=5),
+        tensors=[learned(tensor("W_Q", "W_Q", "query", s.w_q, LAYOUT["W_Q"], max_rows=10, max_cols=5, digits=3),
                          s.w_q, "W_Q")],
-        notes=[note("about", LAYOUT["wq-note"], "weight", neurons=d_k, inputs=d)])
+        notes=[note("about", LAYOUT["wq-note"], "query", neurons=d_k, inputs=d)])
 
 
 def _multiply(ctx: BuildContext) -> FrameBody:
@@ -110,9 +110,9 @@ def _wk(ctx: BuildContext) -> FrameBody:
     s = ctx.story
     body = _with_keys(ctx)
     wc = preset(ctx).weights_per_head("W_K")
-    body.tensors.append(learned(tensor("W_K", "W_K", "weight", s.w_k, LAYOUT["W_K"], max_rows=7, max_cols=4),
+    body.tensors.append(learned(tensor("W_K", "W_K", "key", s.w_k, LAYOUT["W_K"], max_rows=7, max_cols=4, digits=3),
                                 s.w_k, "W_K"))
-    body.notes.append(note("about", LAYOUT["wk-note"], "weight", formula=wc.formula, weights=int(wc.value)))
+    body.notes.append(note("about", LAYOUT["wk-note"], "key", formula=wc.formula, weights=int(wc.value)))
     return body
 
 

@@ -115,6 +115,15 @@ def embedded(t: Tensor, x: np.ndarray, names: list[str], *, where: str = "") -> 
                        formula="embedding lookup", title=lambda r, c: f"x(“{names[r]}”), feature {count(c + 1)}")
 
 
+# The learned matrices' colour roles (docs/colours.md): W_Q, W_K, W_V take the role of what they make;
+# any other (W_O, the embeddings) is "weight".
+LEARNED_ROLE: dict[str, Kind] = {"W_Q": "query", "W_K": "key", "W_V": "value"}
+
+
+def learned_kind(name: str) -> Kind:
+    return LEARNED_ROLE.get(name, "weight")
+
+
 def learned(t: Tensor, w: np.ndarray, name: str) -> Tensor:
     """A weight matrix: each cell is a parameter, not computed from the input."""
     return derive_copy(t, lambda r, c: ("a learned weight, initialised at random and set by training "
@@ -143,7 +152,8 @@ def row_times_matrix(ctx: BuildContext, w: np.ndarray, out: np.ndarray, *, w_nam
     at = ROW_PRODUCT
     return FrameBody(
         tensors=[focus_row_in(ctx, at.left),
-                 learned(tensor(w_name, w_name, "weight", w, at.middle, max_rows=MATRIX_ROWS, max_cols=MATRIX_COLS),
+                 learned(tensor(w_name, w_name, learned_kind(w_name), w, at.middle, max_rows=MATRIX_ROWS,
+                                max_cols=MATRIX_COLS, digits=3),
                          w, w_name),
                  focus_row_out(ctx, at.right, w, out, w_name=w_name, name=out_name, label=out_label,
                                kind=out_kind)],
@@ -159,8 +169,8 @@ def table_times_matrix(ctx: BuildContext, w: np.ndarray, out: np.ndarray, *, w_n
     x = embedded(tensor("X", "X", "input", s.x, at.left, rows=toks, max_cols=TABLE_COLS, highlight=hl), s.x, toks)
     return FrameBody(
         tensors=[reveal_row(x, ctx.focus),
-                 hide_numbers(learned(tensor(w_name, w_name, "weight", w, at.middle, max_rows=MATRIX_ROWS,
-                                             max_cols=TABLE_COLS), w, w_name)),
+                 hide_numbers(learned(tensor(w_name, w_name, learned_kind(w_name), w, at.middle,
+                                             max_rows=MATRIX_ROWS, max_cols=TABLE_COLS, digits=3), w, w_name)),
                  derive_projection(tensor(out_name, f"{out_name} = X·{w_name}", out_kind, out, at.right, rows=toks,
                                           max_cols=TABLE_COLS),  # no row dimmed: every row is new
                                    s.x, w, x_name="x", w_name=w_name, row_names=toks)],

@@ -161,7 +161,8 @@ def _dog(ctx: BuildContext) -> FrameBody:
                       if row[j] > 0)
     body.widgets.append(widget("weight-bars", "dog-bars", BLEND.left, kind="weights", data={
         "title": f"A: the weights of “{toks[focus]}”", "labels": toks, "values": [float(v) for v in row],
-        "digits": 2, "highlight": focus, "sum": float(row.sum()), "scale_max": 1.0}))
+        "digits": 2, "highlight": focus, "sum": float(row.sum()), "scale_max": 1.0,
+        "future": [j > focus for j in range(len(toks))]}))  # the mask's zeros: the masked look
     body.notes.append(note("about", NOTES["dog"], "output", word=toks[focus], parts=parts))
     return body
 

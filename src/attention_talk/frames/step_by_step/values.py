@@ -69,7 +69,7 @@ def _wv(ctx: BuildContext) -> FrameBody:
                             out_kind="value")
     body.counters.append(counter(ctx, "scores"))
     wc = preset(ctx).weights_per_head("W_V")
-    body.notes.append(note("about", LAYOUT["wv-note"], "weight", formula=wc.formula))
+    body.notes.append(note("about", LAYOUT["wv-note"], "value", formula=wc.formula))
     return body
 
 

@@ -62,6 +62,8 @@ class WeightBarsData(WidgetData):
     sum: float | None = Field(description="The values' sum, printed under the bars; null hides it.")
     value_labels: list[str] | None = Field(default=None, description="Printed instead of the values "
                                            "when given (the chapter-1 builder leaves the key out).")
+    future: list[bool] | None = Field(default=None, description="True where the causal mask blocks the bar "
+                                      "(its weight is exactly 0): drawn with the masked look.")
 
 
 class WeightBarsWidget(Widget):
