@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from attention_talk.frames.contract import STAGE_H, STAGE_W, Box
 
-__all__ = ["BOTTOM", "CONTENT", "LEFT", "RIGHT", "STAGE_H", "STAGE_W", "TOP", "box", "columns", "rows"]
+__all__ = ["BOTTOM", "CONTENT", "COVER", "LEFT", "RIGHT", "STAGE_H", "STAGE_W", "TOP", "box", "columns", "rows"]
 
 TOP, BOTTOM, LEFT, RIGHT = 120, 760, 60, 1540
 
@@ -20,6 +20,8 @@ def box(x: float, y: float, w: float, h: float) -> Box:
 
 
 CONTENT = box(LEFT, TOP, RIGHT - LEFT, BOTTOM - TOP)
+# A title slide's picture, under the deck's title (templates/slides/title.html leaves it the lower half).
+COVER = box(LEFT, 440, RIGHT - LEFT, 300)
 
 
 def columns(area: Box, weights: list[float], gap: float = 40) -> list[Box]:

@@ -10,6 +10,7 @@ computed from the model on first use. Every tensor computed from the model carri
 
 from attention_talk.frames.real_heads import (  # noqa: F401  (each import registers its builders)
     closing,
+    cover,
     figures,
     gqa,
     jobs,

@@ -9,6 +9,7 @@ table; ``shared`` holds the chapter's helpers, ``figures`` the figures its words
 
 from attention_talk.frames.walkthrough import (  # noqa: F401  (each import registers its builders)
     cost,
+    cover,
     equation,
     figures,
     flash,
