@@ -12,6 +12,7 @@ from attention_talk.frames.real_heads import (  # noqa: F401  (each import regis
     closing,
     figures,
     gqa,
+    heatmap,
     jobs,
     opening,
     real_map,
