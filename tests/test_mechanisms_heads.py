@@ -123,7 +123,8 @@ def test_the_heatmap_is_the_measure_its_winner_best_head(model_deck, slide, step
     np.testing.assert_allclose(shown["values"], grid.T, atol=1e-12)
     layer, head = measures.best_head(grid)
     assert tuple(shown["winner"]) == (head, layer)
-    assert shown["rows"] == [str(h) for h in range(grid.shape[1])] and shown["cols"] == [str(x) for x in range(grid.shape[0])]
+    assert shown["rows"] == [str(h) for h in range(grid.shape[1])]
+    assert shown["cols"] == [str(x) for x in range(grid.shape[0])]
     if shown["stage"] == "zoom":
         n = len(run.tokens)
         rows = range(n // 2, n) if measure == "induction" else range(n)

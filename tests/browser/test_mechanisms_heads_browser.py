@@ -26,7 +26,8 @@ STILL = """async () => {
   while (moving() && performance.now() - t0 < 10000) await new Promise((r) => requestAnimationFrame(r));
   return moving();
 }"""
-RUNNING = "(id) => document.querySelector(`.slide.active .widget[data-widget='${id}']`).getAnimations({subtree: true}).length"
+RUNNING = ("(id) => document.querySelector(`.slide.active .widget[data-widget='${id}']`)"
+           ".getAnimations({subtree: true}).length")
 # Watches, in the page, each animation frame for 10 s at most, until the widget moves; then, if
 # `key` is given, presses it there and then (mid-motion). Start it before the key that steps.
 WATCH = """([id, key]) => { window.__moved = new Promise((resolve) => {
@@ -96,7 +97,7 @@ def test_the_motion_ends_where_reduced_motion_starts(browser, demo_url, kind) ->
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_key_mid_motion_finishes_it(browser, demo_url, kind) -> None:
-    deck, hash_, before = KINDS[kind]
+    deck, _, before = KINDS[kind]
     still_before = reduced_end(browser, demo_url, kind, before)
     ctx, page, errors = open_at(browser, demo_url, deck, before, "no-preference")
     try:
@@ -139,7 +140,8 @@ def test_concat_shows_the_frames_shapes_and_numbers(browser, demo_url) -> None:
         d = frame_data(page, demo_url, "mechanisms-heads", 2, 3)
         text = page.locator(".widget-concat svg").text_content()
         fmt = lambda s: f"{s[0]:,} × {s[1]:,}"  # noqa: E731
-        assert text.count(fmt(d["blocks"][0]["shape"])) == len(d["blocks"]) and fmt(d["blocks"][0]["shape"]) == "7 × 128"
+        block = fmt(d["blocks"][0]["shape"])
+        assert text.count(block) == len(d["blocks"]) and block == "7 × 128"
         assert f"concatenated: {fmt(d['concat'])}" in text and fmt(d["concat"]) == "7 × 1,024"
         assert fmt(d["w_o"]) in text and fmt(d["w_o"]) == "1,024 × 7,168"
         assert fmt(d["output"]) in text and fmt(d["output"]) == "7 × 7,168"
@@ -183,7 +185,8 @@ def test_the_heatmap_shows_the_frames_values_on_focus_and_zooms_into_the_winner(
         page.wait_for_function("() => location.hash === '#/1/3'")
         page.wait_for_selector(".heat-zoom")
         z = frame_data(page, demo_url, "mechanisms-heads-model", 1, 3)["zoom"]
-        zoomed = page.evaluate("() => [...document.querySelectorAll('.heat-zoom .heat-cell')].map((c) => Number(c.dataset.value))")
+        zoomed = page.evaluate("() => [...document.querySelectorAll('.heat-zoom .heat-cell')]"
+                               ".map((c) => Number(c.dataset.value))")
         assert zoomed == pytest.approx([v for row in z["weights"] for v in row], abs=1e-12)
         assert z["title"] in page.locator(".heat-zoom").text_content()
         assert page.evaluate(f"({SMALL_TEXT})()") == []
