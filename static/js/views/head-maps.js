@@ -44,7 +44,7 @@ function drawMap(g, d, head, at, side) {
     const r = svg("rect", { x: at.x + j * cw + 1, y: at.y + i * ch + 1, width: cw - 2, height: ch - 2, rx: 3 }, g);
     const masked = j > i;
     Object.assign(r.style, masked ? { fill: "none", stroke: "var(--grid)", strokeWidth: "1" }
-      : { fill: "var(--weights)", fillOpacity: String(0.06 + 0.88 * w) });
+      : { fill: "var(--weights)", fillOpacity: String(0.06 + 0.88 * w), transformBox: "fill-box", transformOrigin: "50% 50%" });
     if (!masked) cells.push({ r, i });
   }));
   const frame = svg("rect", { x: at.x, y: at.y, width: side.w, height: side.h, rx: 4 }, g);
