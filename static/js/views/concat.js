@@ -25,8 +25,8 @@ function geometry(box, d) {
   const h = d.blocks.length, gap = 28;
   const bw = Math.min(150, (box.w - 40 - (h - 1) * gap) / h);
   const apart = (box.w - h * bw - (h - 1) * gap) / 2, joined = (box.w - h * bw) / 2;
-  return { bw, bh: 120, y: 70, apartX: (i) => apart + i * (bw + gap), joinedX: (i) => joined + i * bw,
-    wo: { x: 60, y: 330, w: 240, h: 250 }, out: { x: 440, y: 410, w: box.w - 460, h: 100 } };
+  return { bw, bh: 170, y: 70, apartX: (i) => apart + i * (bw + gap), joinedX: (i) => joined + i * bw,
+    wo: { x: 60, y: 380, w: 240, h: 240 }, out: { x: 440, y: 450, w: box.w - 460, h: 100 } };
 }
 
 function drawBlocks(root, d, geo, stage) {
