@@ -63,6 +63,24 @@ def test_a_designed_head_scores_one_on_its_job() -> None:
     assert q.tolist() == [4, 5, 6, 7] and k.tolist() == [1, 2, 3, 4]
 
 
+@given(st.integers(2, 9), st.integers(0, 2**16))
+@settings(max_examples=30, deadline=None)
+def test_self_and_share_match_the_loop(n: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    w = causal_weights(rng, n, (2,))  # (h, n, n)
+    targets = np.tril(rng.random((n, n)) < 0.4)
+    targets[n - 1, 0] = True  # at least one row
+    for h in range(2):
+        diag = [w[h][i][i] for i in range(1, n)]
+        assert heads.self_token(w)[h] == pytest.approx(sum(diag) / len(diag), abs=1e-12)
+        per_row = [sum(w[h][i][j] for j in range(n) if targets[i][j]) for i in range(n) if any(targets[i])]
+        assert heads.share(w, targets)[h] == pytest.approx(sum(per_row) / len(per_row), abs=1e-12)
+    assert heads.share(w, np.eye(n, k=-1, dtype=bool)) == pytest.approx(heads.previous_token(w))
+    column = np.zeros((n, n), bool)
+    column[1:, 0] = True
+    assert heads.share(w, column) == pytest.approx(heads.first_token(w))
+
+
 def test_best_head_is_the_first_top_scorer() -> None:
     grid = np.array([[0.1, 0.9], [0.9, 0.2]])
     assert heads.best_head(grid) == (0, 1)
@@ -76,6 +94,9 @@ def test_best_head_is_the_first_top_scorer() -> None:
     (lambda: heads.score(np.ones((4, 4)), "middle"), "unknown measure"),
     (lambda: heads.induction_targets(0), "period"),
     (lambda: heads.best_head(np.ones(3)), "(layers, heads)"),
+    (lambda: heads.share(np.ones((4, 4)) / 4, np.ones((3, 3), bool)), "(4, 4) boolean"),
+    (lambda: heads.share(np.ones((4, 4)) / 4, np.ones((4, 4))), "(4, 4) boolean"),
+    (lambda: heads.share(np.ones((4, 4)) / 4, np.zeros((4, 4), bool)), "no cell"),
 ])
 def test_bad_input_names_the_problem(call, message) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -37,6 +37,19 @@ ANY_WIDGET: TypeAdapter[Widget] = TypeAdapter(AnyWidget)
 SAMPLES: dict[str, dict[str, Any]] = {
     "link": {"title": "open the lab", "text": "the old dog", "href": "/lab?text=the+old+dog&source=model",
              "detail": "layer 3, head 1"},
+    # the many-heads kinds (frames/widgets/mechanisms_heads.py) are drawn only by the demo decks of
+    # tests/browser/decks until the talk's decks use them
+    "head-maps": {"title": "two designed heads", "tokens": ["the", "dog"], "named": True, "columns": 2,
+                  "heads": [{"title": "head 1", "weights": [[1.0, 0.0], [0.9, 0.1]], "job": "previous token",
+                             "score": 0.9, "targets": [[1, 0]]},
+                            {"title": "head 2", "weights": [[1.0, 0.0], [0.2, 0.8]]}]},
+    "concat": {"blocks": [{"title": "head 1", "shape": [2, 4]}, {"title": "head 2", "job": "itself", "shape": [2, 4]}],
+               "concat": [2, 8], "w_o": [8, 16], "output": [2, 16], "stage": "product", "token": "dog",
+               "columns": [1, 2, 3, 16], "values": [0.1, -0.2, 0.3, 0.4]},
+    "heatmap": {"title": "previous token", "rows": ["0", "1"], "cols": ["0", "1", "2"], "row_axis": "head",
+                "col_axis": "layer", "values": [[0.1, 0.5, 0.2], [0.3, 0.9, 0.0]], "winner": [1, 1], "stage": "zoom",
+                "zoom": {"title": "layer 1, head 1", "rows": ["the", "dog"], "cols": ["the", "dog"],
+                         "weights": [[1.0, 0.0], [0.9, 0.1]], "targets": [[1, 0]]}},
 }
 
 # a few data fields per kind that the OpenAPI schema must document (each view reads them)
@@ -47,7 +60,10 @@ DOCUMENTED = {
     "flash": {"tokens", "n", "tiles", "current", "final", "exact"},
     "flow": {"X", "W_Q", "map", "A", "Z", "O", "head_box"},
     "growth": {"sizes", "index", "interactive"},
+    "concat": {"blocks", "concat", "w_o", "output", "stage", "token", "columns", "values"},
+    "head-maps": {"title", "tokens", "heads", "columns", "named"},
     "heads": {"heads", "d_model", "d_v", "n", "stage", "per_head_weights", "all_weights"},
+    "heatmap": {"title", "rows", "cols", "row_axis", "col_axis", "values", "winner", "stage", "zoom"},
     "histogram": {"series", "caption"},
     "link": {"title", "text", "href", "detail"},
     "pipeline": {"stages", "active"},
@@ -59,6 +75,8 @@ DOCUMENTED = {
     "weight-bars": {"title", "labels", "values", "digits", "highlight", "sum", "value_labels"},
 }
 NESTED = {"Card": {"title", "body", "tag", "kind"}, "DenseNode": {"index", "value"},
+          "HeadMap": {"title", "weights", "job", "score", "targets"}, "ConcatBlock": {"title", "job", "shape"},
+          "HeatmapZoom": {"title", "rows", "cols", "weights", "targets"},
           "FlashTile": {"rows", "cols", "s", "m_tilde", "l_tilde", "m", "l", "o"},
           "GrowthSize": {"n", "cells", "bytes", "context_flops", "projection_flops", "cells_formula"},
           "HistogramSeries": {"label", "kind", "edges", "counts", "stat"},
@@ -199,7 +217,7 @@ def test_a_wrong_type_names_the_field_even_nested() -> None:
 
 
 def test_an_unknown_type_lists_the_known_ones() -> None:
-    with pytest.raises(ValidationError, match=r"'tokenz' .* expected tags: 'cards', 'dense'"):
+    with pytest.raises(ValidationError, match=r"'tokenz' .* expected tags: 'cards', .*'dense'"):
         widget("tokenz", "w1", BOX, {})
 
 

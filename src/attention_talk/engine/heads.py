@@ -8,6 +8,10 @@ spends on what the measure looks for.
 - :func:`previous_token` — weight on the token just before (rows 1 … n−1).
 - :func:`first_token` — weight on the first token, the "attention sink" (Xiao et al. 2023,
   arXiv:2309.17453), rows 1 … n−1 (row 0 can read nothing else, so it is left out).
+- :func:`self_token` — weight on the query's own token, rows 1 … n−1 (row 0 can read only itself).
+- :func:`share` — weight on any table of target cells, per row that has one: the measure for a job
+  whose targets a sentence decides (every word's weight on the nouns before it). The measures
+  here are shares with fixed targets.
 - :func:`induction` — on a sequence of ``period`` tokens repeated twice, weight from each token of
   the second copy on the token *after* that token's earlier occurrence: query i (period ≤ i < 2·period)
   reads key i − period + 1 (Olsson et al. 2022, "In-context Learning and Induction Heads").
@@ -41,6 +45,31 @@ def first_token(weights: np.ndarray) -> np.ndarray:
     """Mean weight of query i on key 0, over i = 1 … n − 1: (...,)."""
     w = _check(weights)
     return w[..., 1:, 0].mean(axis=-1)  # (...,)
+
+
+def self_token(weights: np.ndarray) -> np.ndarray:
+    """Mean weight of query i on key i, over i = 1 … n − 1: (...,)."""
+    w = _check(weights)
+    rows = np.arange(1, w.shape[-1])  # (n-1,)
+    return w[..., rows, rows].mean(axis=-1)  # (...,)
+
+
+def share(weights: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Mean, over the query rows that have a target, of the weight each row puts on its target keys:
+    (...,). ``targets`` is an (n, n) boolean table of (query, key) cells.
+
+    Every measure above is a share with fixed targets (``previous_token``: the cells (i, i − 1));
+    a share lets a job whose targets a sentence decides be measured the same way (every word's
+    weight on the nouns before it)."""
+    w = _check(weights)
+    t = np.asarray(targets)
+    n = w.shape[-1]
+    if t.shape != (n, n) or t.dtype != bool:
+        raise ValueError(f"targets must be an ({n}, {n}) boolean table, got dtype {t.dtype} with shape {t.shape}")
+    rows = np.flatnonzero(t.any(axis=1))  # the queries that have a target
+    if rows.size == 0:
+        raise ValueError("targets has no cell: no query row to measure")
+    return (w[..., rows, :] * t[rows]).sum(axis=-1).mean(axis=-1)  # (...,)
 
 
 def induction_targets(period: int) -> tuple[np.ndarray, np.ndarray]:

@@ -194,6 +194,26 @@ Its placeholders:
 `attention-talk builders` prints the same list.
 {builders}
 
+### Many heads, drawn: `head-maps`, `concat`, `heatmap`
+
+Three widget kinds draw many heads (`frames/widgets/mechanisms_heads.py`, views `head-maps.js`,
+`concat.js`, `heatmap.js`). Chapter 1's eight heads have designed weights
+(`frames/step_by_step/designed_heads.py`); each is named after the job a measure
+(`engine.heads.share`) scores it highest on. Chapter 3's heatmap scores every head of the model.
+The demo decks `tests/browser/decks/mechanisms-heads*.yaml` use all three:
+
+```yaml
+steps:
+  - caption: Each head draws its own map of the same sentence
+    frame: {{builder: story.head-maps, params: {{stage: maps}}}}     # then stage: named
+  - caption: Side by side they make one table
+    frame: {{builder: story.concat, params: {{stage: concat}}}}      # heads, concat, product
+  - caption: The winner's own map
+    frame: {{builder: real.heatmap, params: {{measure: previous, stage: zoom}}}}  # grid, winner, zoom
+```
+
+Words with figures: `{{designed_heads}}` and `{{designed_concat_width}}` (chapter 1 decks).
+
 ## Placeholders of the shipped decks
 
 `attention-talk figures DECK` prints them for any deck.

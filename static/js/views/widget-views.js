@@ -5,13 +5,16 @@
 // this table). Add one line per new widget module: "kind": () => import("./kind.js").
 const VIEWS = {
   "cards": () => import("./cards.js"),
+  "concat": () => import("./concat.js"),
   "dense": () => import("./dense.js"),
   "equation": () => import("./equation.js"),
   "flash": () => import("./flash.js"),
   "flow": () => import("./flow.js"),
   "growth": () => import("./growth.js"),
   "head-picker": () => import("./head-picker.js"),
+  "head-maps": () => import("./head-maps.js"),
   "heads": () => import("./heads.js"),
+  "heatmap": () => import("./heatmap.js"),
   "histogram": () => import("./histogram.js"),
   "link": () => import("./link.js"),
   "pipeline": () => import("./pipeline.js"),

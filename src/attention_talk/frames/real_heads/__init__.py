@@ -13,6 +13,7 @@ from attention_talk.frames.real_heads import (  # noqa: F401  (each import regis
     cover,
     figures,
     gqa,
+    heatmap,
     jobs,
     opening,
     real_map,

@@ -18,7 +18,7 @@ from typing import Annotated, Union, get_args
 
 from pydantic import Field
 
-from attention_talk.frames.widgets import charts, diagrams
+from attention_talk.frames.widgets import charts, diagrams, mechanisms_heads
 from attention_talk.frames.widgets.base import Widget, WidgetData
 
 __all__ = ["WIDGET_KINDS", "WIDGET_TYPES", "AnyWidget", "Widget", "WidgetData"]
@@ -28,7 +28,7 @@ def _kinds() -> list[type[Widget]]:
     """Every widget kind defined in the kind modules: a ``Widget`` subclass with its own ``type``
     literal. Adding a kind to ``charts`` or ``diagrams`` is all the Python a new kind needs."""
     found = []
-    for module in (charts, diagrams):
+    for module in (charts, diagrams, mechanisms_heads):
         for obj in vars(module).values():
             if (isinstance(obj, type) and issubclass(obj, Widget) and obj is not Widget
                     and obj.__module__ == module.__name__ and get_args(obj.model_fields["type"].annotation)):
