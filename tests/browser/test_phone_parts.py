@@ -2,9 +2,10 @@
 (issue 29, VISUAL.md §6): every part of every step of every deck either fits the screen's width,
 scaled, or sits in a window that scrolls sideways, with the cut side faded and a scroll button on
 it, and all of the part within reach of the scroll; never cut at the top or bottom; its text at
-least 14 CSS px, and 16 for any text the stage draws above its smallest (index) size. The two
-cases the issue names: chapter 1's 7 × 7 map (9/4) shows all seven columns, the whole attention
-operation (14/2) both X and O."""
+least 14 CSS px, and 16 for any text the stage draws above its smallest (index) size; words (a
+note, cards, the title) wrap to the screen and never scroll. The two cases the issue names:
+chapter 1's 7 × 7 map (9/4) shows all seven columns, the whole attention operation (14/2) both X
+and O."""
 
 from __future__ import annotations
 
@@ -66,7 +67,8 @@ PART = r"""() => {
     const shown = {opacityProperty: true, visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true};
     return Boolean(c && c.checkVisibility(shown)
       && parseFloat(getComputedStyle(c).opacity) > 0.9 && b && b.getBoundingClientRect().width >= 44); };
-  return {key, left: Math.min(...boxes.map((r) => r.left)), right: Math.max(...boxes.map((r) => r.right)),
+  return {key, type: el.dataset.type ?? '',
+    left: Math.min(...boxes.map((r) => r.left)), right: Math.max(...boxes.map((r) => r.right)),
     top: Math.min(...boxes.map((r) => r.top)), bottom: Math.max(...boxes.map((r) => r.bottom)),
     view: {left: vr.left, right: vr.right, top: vr.top, bottom: vr.bottom, scrollLeft: v.scrollLeft,
            scrollWidth: v.scrollWidth, clientWidth: v.clientWidth},
@@ -100,6 +102,9 @@ def problems(p: dict) -> list[str]:
     for side, cut, cue in (("left", p["left"] < -1, p["cueLeft"]), ("right", p["right"] > w + 1, p["cueRight"])):
         if cut and not (side in (p["sides"] or "").split() and cue):
             out.append(f"cut on the {side} with no edge cue (sides {p['sides']!r}, cue {cue})")
+    words = p["key"] == "title" or p["key"].startswith("n:") or p["type"] == "cards"
+    if words and v["scrollWidth"] > v["clientWidth"] + 1:
+        out.append("words that scroll sideways instead of wrapping to the screen")
     for text, px, units in p["texts"]:
         floor = INDEX_PX if units <= SMALLEST_TEXT + 0.5 else BODY_PX
         if px < floor - 0.05:

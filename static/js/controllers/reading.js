@@ -9,7 +9,7 @@ import { STAGE_H } from "../lib/stage-size.js";
 import { reducedMotion } from "../views/dom.js";
 import {
   MARGIN, PAD, applyWindow, drawnBox, floorScale, focusIndex, hiddenSides, partElement, partScale,
-  partWindow, readingParts, textSizes,
+  partWindow, readingParts, textSizes, wraps,
 } from "../views/reading.js";
 import { Controller } from "./controller.js";
 
@@ -142,7 +142,7 @@ export class ReadingController extends Controller {
   /** The title block while reading: as wide as the screen, so its words wrap (reading.css). */
   titleBox(scale) { return { x: 0, y: 0, w: this.textWidth(scale), h: STAGE_H - 140 }; }
 
-  /** The window onto `part`: words (a note, the title) wrap to the screen's width at the scale
+  /** The window onto `part`: words (a note, cards, the title) wrap to the screen's width at the scale
    * their text needs; a drawing is cut to what it draws and scaled to fit the width, as far as its
    * text stays readable (views/reading.js partScale), else it scrolls. */
   partView(part) {
@@ -152,7 +152,7 @@ export class ReadingController extends Controller {
     const el = partElement(this.activeSection(), part.key);
     if (!el) return partWindow(part.box, preferred, room);
     const floor = floorScale(textSizes(el)) * textSize;
-    if (part.key === "title" || part.key.startsWith("n:")) {
+    if (wraps(part.key, el)) {
       const scale = Math.max(preferred, floor);
       this.root.style.setProperty("--text-w", `${this.textWidth(scale)}px`);
       if (part.key === "title") return partWindow(this.titleBox(scale), scale, room);
@@ -160,7 +160,8 @@ export class ReadingController extends Controller {
       return partWindow({ x: part.box.x, y: part.box.y, w: this.textWidth(scale), h: el.offsetHeight }, scale, room);
     }
     const box = drawnBox(el, part.box);
-    return partWindow(box, partScale(box.w, room, floor, preferred).scale, room);
+    const { scale, pad } = partScale(box.w, room, floor, preferred);
+    return partWindow(box, scale, room, pad);
   }
 
   /** Apply the window onto `part`. Text is laid out again at the new scale and does not always
@@ -170,7 +171,7 @@ export class ReadingController extends Controller {
     let win = this.partView(part);
     for (let i = 0; i < FIT_ROUNDS; i++) {
       applyWindow(this.root, win);
-      if (part.key === "title" || part.key.startsWith("n:")) return;
+      if (wraps(part.key, partElement(this.activeSection(), part.key))) return;
       const again = this.partView(part);
       if (Math.abs(again.scale - win.scale) < 1e-3 && Math.abs(again.partW - win.partW) < 0.5
         && Math.abs(again.partH - win.partH) < 0.5) return;
@@ -179,9 +180,9 @@ export class ReadingController extends Controller {
     applyWindow(this.root, win);
   }
 
-  /** A note shown as the part wraps to the screen; the others keep their stage shape. */
-  unwrapNotes() {
-    for (const el of this.activeSection()?.querySelectorAll(".note.reading-part") ?? []) el.classList.remove("reading-part");
+  /** Words shown as the part (a note, cards) wrap to the screen; the others keep their stage shape. */
+  unwrapWords() {
+    for (const el of this.activeSection()?.querySelectorAll(".reading-part") ?? []) el.classList.remove("reading-part");
   }
 
   measure() {
@@ -199,7 +200,7 @@ export class ReadingController extends Controller {
   /** Show the current part (or the whole stage when not reading); `fresh`: scroll to its start. */
   show(fresh) {
     const part = this.parts[this.index];
-    this.unwrapNotes();
+    this.unwrapWords();
     if (!this.reading || !part) {
       applyWindow(this.root, null);
       this.root.style.removeProperty("--text-w");

@@ -9,6 +9,7 @@ import { BODY_PX, READABLE_PX, SMALLEST_TEXT } from "../lib/stage-size.js";
 
 export const MARGIN = 4; // stage units around a part, so its frame and labels are not cut
 export const PAD = 10; // screen px between a part and the window's edge
+export const EDGE_PAD = 4; // the same, for a part that fits the screen only without PAD
 
 function widgetLabel(w) {
   const d = w.data || {};
@@ -56,6 +57,15 @@ export function partElement(section, key) {
   return section.querySelector(key === "title" ? ".title-block" : sel);
 }
 
+/** Widget kinds that are words in boxes (cards): while read, they wrap to the screen's width in one
+ * column (reading.css), as a note does, instead of scrolling sideways. */
+const WORD_WIDGETS = new Set(["cards"]);
+
+/** Whether a part is words that wrap to the screen's width: a note, the title, a card widget. */
+export function wraps(key, el) {
+  return key === "title" || key.startsWith("n:") || (key.startsWith("w:") && WORD_WIDGETS.has(el?.dataset.type));
+}
+
 /**
  * The least scale at which every text of a part is readable: a text the stage draws at its smallest
  * size (SMALLEST_TEXT: axis labels, indices, a dense matrix's numbers) at READABLE_PX, any larger
@@ -69,14 +79,17 @@ export function floorScale(sizes) {
 /**
  * The scale a part of `width` stage units is drawn at in `room` screen px: `preferred` (the reading
  * scale, or the floor if that is larger) when it fits; else as large as fits, down to `floor`
- * (text still readable); a part that does not fit even there stays at `floor` and scrolls.
- * {scale, scrolls}.
+ * (text still readable), first within the window's own margins (PAD), then nearer the screen's
+ * edges (EDGE_PAD);
+ * a part that does not fit even there stays at `floor` and scrolls. {scale, pad, scrolls}.
  */
 export function partScale(width, room, floor, preferred) {
   const want = Math.max(preferred, floor);
-  const fits = (room - 2 * PAD) / (width + 2 * MARGIN);
-  if (fits >= want) return { scale: want, scrolls: false };
-  return fits >= floor ? { scale: fits, scrolls: false } : { scale: floor, scrolls: true };
+  const fits = (pad) => (room - 2 * pad) / (width + 2 * MARGIN);
+  if (fits(PAD) >= want) return { scale: want, pad: PAD, scrolls: false };
+  if (fits(PAD) >= floor) return { scale: fits(PAD), pad: PAD, scrolls: false };
+  if (fits(EDGE_PAD) >= floor) return { scale: Math.min(want, fits(EDGE_PAD)), pad: EDGE_PAD, scrolls: false };
+  return { scale: floor, pad: PAD, scrolls: true };
 }
 
 /** Screen px per CSS px at `el`: zoom and any transform on the way (a move half done too). An
@@ -166,11 +179,11 @@ export function drawnBox(el, box) {
 /**
  * The window onto one part at `scale`: the stage is cut down to the part and a margin around it
  * (its slide shifted inside it), `width` × `height` on screen, centred when narrower than `room`
- * (the screen's width); wider, the window scrolls sideways. Lengths in stage units but width and
- * height (screen px).
+ * (the screen's width); wider, the window scrolls sideways. `pad`: screen px of margin at its
+ * sides. Lengths in stage units but width and height (screen px).
  */
-export function partWindow(box, scale, room) {
-  const m = MARGIN + PAD / scale; // above and below, the window's own margins keep it clear
+export function partWindow(box, scale, room, pad = PAD) {
+  const m = MARGIN + pad / scale; // above and below, the window's own margins keep it clear
   const w = box.w + 2 * m, h = box.h + 2 * MARGIN;
   return { scale, width: w * scale, height: h * scale, left: Math.max(0, (room - w * scale) / 2) / scale,
     partX: m - box.x, partY: MARGIN - box.y, partW: w, partH: h };
