@@ -46,7 +46,8 @@ TEXT_SIZES = r"""() => {
   return out;
 }"""
 
-# Where the part the step is about (the player's data-reading-part) is drawn on screen.
+# Where the part the step is about (the player's data-reading-part) is drawn on screen: its words and
+# shapes (a widget's box can be wider and taller than its drawing, which the window is cut to).
 FOCUS_RECT = r"""() => {
   const key = document.querySelector('#player').dataset.readingPart || '';
   const [kind, id] = key === 'title' ? ['', ''] : [key.slice(0, 1), key.slice(2)];
@@ -54,7 +55,22 @@ FOCUS_RECT = r"""() => {
   const sel = {t: `.canvas > .tensor:not(.leaving)[data-tensor="${CSS.escape(id)}"]`,
                w: `[data-widget="${CSS.escape(id)}"]`, n: `.note[data-note="${CSS.escape(id)}"]`}[kind]
               || '.title-block';
-  const r = section.querySelector(sel).getBoundingClientRect();
+  const el = section.querySelector(sel), boxes = [];
+  const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let n = w.nextNode(); n; n = w.nextNode()) {
+    if (!n.nodeValue.trim() || n.parentElement.closest('.sr-only,[hidden],defs')) continue;
+    const range = document.createRange(); range.selectNodeContents(n);
+    const b = range.getBoundingClientRect();
+    if (b.width > 0 && b.height > 0) boxes.push(b);
+  }
+  for (const e of el.querySelectorAll('rect, circle, ellipse, line, path, polygon, button, input')) {
+    const b = e.getBoundingClientRect();
+    if (b.width * b.height >= 1 && !e.closest('defs') && e.checkVisibility({checkOpacity: true})) boxes.push(b);
+  }
+  if (!boxes.length) boxes.push(el.getBoundingClientRect());
+  const r = {left: Math.min(...boxes.map((b) => b.left)), top: Math.min(...boxes.map((b) => b.top)),
+             right: Math.max(...boxes.map((b) => b.right)), bottom: Math.max(...boxes.map((b) => b.bottom))};
+  r.width = r.right - r.left;
   return {key, left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width,
           vw: document.documentElement.clientWidth, vh: innerHeight};
 }"""
