@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import urllib.request
 
@@ -106,10 +108,8 @@ class Screencast:
 
     def _frame(self, event) -> None:
         self.frames.append(event["data"])
-        try:
+        with contextlib.suppress(Exception):  # the page may close under its last frame
             self.cdp.send("Page.screencastFrameAck", {"sessionId": event["sessionId"]})
-        except Exception:  # noqa: BLE001 - the page closed under the last frame
-            pass
 
     def mark(self) -> None:
         self.frames = []
@@ -173,7 +173,8 @@ NAMED = [(deck, *change) for deck, changes in SHARED.items() if deck in DECKS fo
 
 # The union of the boxes of the active slide's elements matching `sel`, in CSS px.
 BOX = """(sel) => {
-  const els = [...document.querySelectorAll('#stage > .slide.active ' + sel.split(', ').join(', #stage > .slide.active '))];
+  const active = '#stage > .slide.active ';
+  const els = [...document.querySelectorAll(active + sel.split(', ').join(', ' + active))];
   if (!els.length) return null;
   const rs = els.map((e) => e.getBoundingClientRect());
   const l = Math.min(...rs.map((r) => r.left)), t = Math.min(...rs.map((r) => r.top));
@@ -191,7 +192,7 @@ SAMPLE = """() => { window.__flights = new Map(); const ids = new WeakMap(); let
       const id = ids.get(t);
       // Where it is aimed: the last keyframe's translate (stage units) and scale.
       const end = t.getAnimations()[0]?.effect.getKeyframes().at(-1)?.transform ?? '';
-      const aim = (end.match(/-?[\d.]+/g) || []).map(Number);
+      const aim = (end.match(/-?[0-9.]+/g) || []).map(Number);
       if (!window.__flights.has(id)) window.__flights.set(id, { aim, at: [] });
       window.__flights.get(id).aim = aim;
       window.__flights.get(id).at.push([r.left, r.top, r.width, r.height]);
@@ -205,7 +206,8 @@ PAD_PX = 6 * 1280 / 1600  # the copy's margin (views/continuity.js PAD) in CSS p
 
 def monotonic(xs: list[float]) -> bool:
     tol = 1.0
-    return all(b >= a - tol for a, b in zip(xs, xs[1:])) or all(b <= a + tol for a, b in zip(xs, xs[1:]))
+    steps = list(itertools.pairwise(xs))
+    return all(b >= a - tol for a, b in steps) or all(b <= a + tol for a, b in steps)
 
 
 def moves_on(at: list[list[float]]) -> bool:
@@ -245,7 +247,8 @@ def test_a_shared_object_travels(browser, server_url, deck, hash_, before, after
         new = page.evaluate(BOX, after)
         assert new, f"{after} not on {nxt}"
     # The copy of the old object: it starts on the old box (its margin around it).
-    starts = [f for f in flights if abs(f["at"][0][0] + PAD_PX - old["x"]) < 4 and abs(f["at"][0][1] + PAD_PX - old["y"]) < 4]
+    starts = [f for f in flights
+              if abs(f["at"][0][0] + PAD_PX - old["x"]) < 4 and abs(f["at"][0][1] + PAD_PX - old["y"]) < 4]
     assert starts, (old, [f["at"][0] for f in flights])
     assert any(lands(f, new) and moves_on(f["at"]) for f in starts), {"old": old, "new": new, "flights": starts}
     assert max(abs(old["x"] - new["x"]), abs(old["y"] - new["y"])) > 20  # a visible journey
@@ -267,7 +270,8 @@ def _as_loaded(browser, server_url, deck: str, hash_: str, motion: str = "reduce
 NOTHING_LEFT = """() => ({ travellers: document.querySelectorAll('#stage > .traveller').length,
   leaving: document.querySelectorAll('#stage > .slide.leaving').length,
   hidden: [...document.querySelectorAll('#stage [style*="visibility"]')].map((e) => e.outerHTML.slice(0, 60)),
-  slides: [...document.querySelectorAll('#stage > .slide')].filter((s) => getComputedStyle(s).visibility !== 'hidden').length })"""
+  slides: [...document.querySelectorAll('#stage > .slide')]
+    .filter((s) => getComputedStyle(s).visibility !== 'hidden').length })"""
 
 
 @pytest.mark.parametrize("deck, hash_, before, after", NAMED)
@@ -278,7 +282,7 @@ def test_reduced_motion_lands_at_once(browser, server_url, deck, hash_, before, 
         page.keyboard.press("ArrowRight")
         wait_hash(page, nxt)
         assert page.evaluate(SETTLED, nxt)
-        running = page.evaluate("() => document.getAnimations().map((a) => a.effect?.target?.className?.baseVal ?? a.effect?.target?.className)")
+        running = page.evaluate("() => document.getAnimations().map((a) => String(a.effect?.target?.tagName))")
         assert running == []
         assert page.evaluate(NOTHING_LEFT) == {"travellers": 0, "leaving": 0, "hidden": [], "slides": 1}
         stepped = page.evaluate(VISIBLE_TEXT)
