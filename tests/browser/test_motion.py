@@ -1,8 +1,10 @@
 """Motion that explains, never overlapping; none at all with prefers-reduced-motion: reduce.
 
-- In flight, no two visible matrices overlap (one that leaves is gone before another arrives in
-  its place, a kept one moves only once the leaving ones have left), and never are two slides
-  visible at once: sampled every animation frame through the transitions that move most.
+- In flight, no two visible matrices of one slide overlap (one that leaves is gone before another
+  arrives in its place, a kept one moves only once the leaving ones have left), and at most two
+  slides are visible at once, the one leaving and the one entering (views/continuity.js; their
+  overlap and the objects that travel between them: test_continuity.py): sampled every animation
+  frame through the transitions that move most.
 - With reduced motion, stepping through every step of both decks starts no transition and no
   animation (document.getAnimations() stays empty).
 - The motions themselves: the mask sweeps cell by cell, the softmax weights grow as bars, a
@@ -29,11 +31,13 @@ SAMPLE = """async (ms) => {
       const cs = getComputedStyle(e);
       if (cs.visibility === 'hidden' || parseFloat(cs.opacity) < 0.05) return false; } return true; };
   const overlaps = () => {
-    const gs = [...document.querySelectorAll('.slide .canvas > .tensor')].filter(visible);
-    const rs = gs.map((g) => [g.dataset.tensor, g.getBoundingClientRect()]);
+    const gs = [...document.querySelectorAll('#stage > .slide .canvas > .tensor')].filter(visible);
+    const rs = gs.map((g) => [g.closest('.slide').dataset.slideId + ':' + g.dataset.tensor, g.getBoundingClientRect(),
+      g.closest('.slide')]);
     const out = new Set();
     for (let i = 0; i < rs.length; i++) for (let j = i + 1; j < rs.length; j++) {
-      const [a, A] = rs[i], [b, B] = rs[j];
+      const [a, A, sa] = rs[i], [b, B, sb] = rs[j];
+      if (sa !== sb) continue;  // the slide leaving and the one entering overlap by design
       const w = Math.min(A.right, B.right) - Math.max(A.left, B.left);
       const h = Math.min(A.bottom, B.bottom) - Math.max(A.top, B.top);
       if (w > 4 && h > 4) out.add([a, b].sort().join(' & '));
@@ -133,7 +137,7 @@ def test_nothing_overlaps_in_flight(animated, server_url, deck) -> None:
         page.keyboard.press("ArrowRight")
         ran.update(page.evaluate(ANIMATED))
         seen = page.evaluate(SAMPLE, 1600)
-        if seen["overlaps"] or seen["slides"] > 1:
+        if seen["overlaps"] or seen["slides"] > 2:
             bad[hash_] = seen
     assert bad == {}
     assert "opacity" in ran and ran - PAINT_ONLY == set()  # motion ran, and laid nothing out

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from attention_talk.frames.primitives import Box, Kind
 from attention_talk.frames.primitives import Strict as _Model
@@ -124,8 +124,30 @@ class DerivedSource(_Model):
     quantity: Literal["scores", "scaled", "masked", "rope", "previous", "first", "induction"]
 
 
+class TensorPart(_Model):
+    """Some rows or cells of a tensor that are the same object as something another frame draws (a
+    row of the embedding table that becomes a row of X, a grid cell that is a head's whole map): the
+    player flies it there on the step or slide change between them (static/js/views/continuity.js)."""
+
+    identity: str = Field(description="The object's identity, shared with a tensor's `identity` (or name) "
+                          "or a part in another frame.")
+    rows: list[int] = Field(default_factory=list, description="Full-tensor row indices: whole rows.")
+    cells: list[tuple[int, int]] = Field(default_factory=list, description="Full-tensor (row, column) cells.")
+
+    @model_validator(mode="after")
+    def _names_something(self) -> TensorPart:
+        if not self.rows and not self.cells:
+            raise ValueError(f"part {self.identity!r} names no rows and no cells")
+        return self
+
+
 class Tensor(_Model):
     name: str = Field(description="Stable id within a slide; the player animates tensors by name.")
+    identity: str | None = Field(default=None, description=(
+        "What object the tensor is, across slides and tensors: one with the same identity in the next "
+        "frame (or a part with it) is the same object and travels there. Unset: its name."))
+    parts: list[TensorPart] = Field(default_factory=list, description="Rows or cells that are objects of "
+                                    "their own (see TensorPart).")
     label: str = Field(description="Title drawn above the matrix, e.g. 'Q = X·W_Q'.")
     kind: Kind
     shape: tuple[int, ...]

@@ -4,7 +4,10 @@
 // can explain. It also scales the stage to the window (lib/stage-size.js stageLayout: the whole
 // stage, or on a phone held upright and at a larger text size, a readable scale: html.reading, and
 // controllers/reading.js shows one part at a time) and says so with "stagefit" on the root.
+// Between two steps, views/continuity.js carries the stage over: the old slide leaves while the new
+// one enters, and what both frames show travels from its old place to its new one.
 import { stageLayout } from "../lib/stage-size.js";
+import { changeSlides, land, snapshot, travel } from "../views/continuity.js";
 import { drawFrame } from "../views/frame.js";
 import { settle } from "../views/motion.js";
 import { applyRoom, contentSpan, room } from "../views/room.js";
@@ -91,24 +94,31 @@ export class StageController extends Controller {
 
   update(state) {
     settle(this.stage); // the last step's motion ends where that step ends; this one starts there
+    land(this.stage); // and its copies in flight, its leaving slide, are gone at once
     const slide = this.player.slides[state.slide - 1];
     this.root.dataset.slide = slide.id;
     this.root.dataset.step = String(state.step);
-    for (const s of this.stage.querySelectorAll(".slide.active")) {
-      if (s.dataset.slideId !== slide.id) s.classList.remove("active");
-    }
+    // Where the objects on screen are, read before anything changes (the layout is clean now).
+    const [shownSection, shownFrame] = this.shown ?? [];
+    const before = shownSection?.classList.contains("active") ? snapshot(this.stage, shownSection, shownFrame) : null;
     const section = this.section(slide.id);
+    for (const s of this.stage.querySelectorAll(".slide.active")) {
+      if (s.dataset.slideId === slide.id) continue;
+      s.classList.remove("active");
+      const was = this.player.slides.findIndex((x) => x.id === s.dataset.slideId);
+      changeSlides(this.stage, s, section, was > state.slide - 1 ? -1 : 1); // going back: reversed
+    }
     section.classList.toggle("active", true); // add() would write the class even when it is there
     // A control left focused on a slide that is no longer shown must not keep the keys.
     const focused = document.activeElement;
     if (focused && focused !== document.body && focused.closest(".slide") && !section.contains(focused)) focused.blur();
     const frame = this.frames.peek(slide.id, state.step);
-    if (frame) { this.apply(section, frame); return; }
+    if (frame) { this.apply(section, frame, before); return; }
     this.showWords(standIn(slide, state.step));
     this.frames.load(slide.id).then(() => {
       const now = this.player.state;
       if (now.slide === state.slide && now.step === state.step) {
-        this.apply(section, this.frames.peek(slide.id, state.step));
+        this.apply(section, this.frames.peek(slide.id, state.step), before);
       }
     }).catch((err) => this.showFailure(err));
   }
@@ -129,12 +139,13 @@ export class StageController extends Controller {
 
   /** Everything a step's frame decides, in one place; then "framedrawn" on the root, for whoever
    * measures it (benchmarks/keypaint.py). */
-  apply(section, frame) {
+  apply(section, frame, before = null) {
     if (this.failure) this.failure.hidden = true;
     drawFrame(section, frame);
     this.showWords(frame);
     this.shown = [section, frame];
     this.makeRoom();
+    travel(this.stage, before, section, frame); // what the last frame also showed flies here
     this.derivations?.attach(section, frame);
     this.root.dispatchEvent(new CustomEvent("framedrawn", { detail: { slide: frame.slide, step: frame.step } }));
   }

@@ -5,7 +5,8 @@ import { arrowDefs, label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
 function node(parent, x, y, w, h, name, dims, kind) {
-  const g = svg("g", { class: `flow-node kind-${kind}` }, parent);
+  // Each node is the tensor of that name on the slides around it (views/continuity.js flies it).
+  const g = svg("g", { class: `flow-node kind-${kind}`, "data-identity": name }, parent);
   svg("rect", { x, y, width: w, height: h, rx: 10 }, g);
   label(g, name, { class: "flow-name", x: x + w / 2, y: y + h / 2 - 12, "text-anchor": "middle", "dominant-baseline": "central" });
   label(g, dims, { class: "flow-shape", x: x + w / 2, y: y + h / 2 + 16, "text-anchor": "middle", "dominant-baseline": "central" });

@@ -8,14 +8,17 @@ import { registerWidget } from "./widgets.js";
 function drawSquare(root, sizes, index, S, x0, y0) {
   root.replaceChildren();
   const cur = sizes[index];
-  svg("rect", { class: "growth-square", x: x0, y: y0, width: S, height: S }, root);
+  // At the deck's own context the square is the attention map of the slides around it: it travels
+  // from and to there (views/continuity.js).
+  const square = index === 0 ? svg("g", { "data-identity": "map" }, root) : root;
+  svg("rect", { class: "growth-square", x: x0, y: y0, width: S, height: S }, square);
   if (index === 0) {
     maskHatch(); // the cells above the diagonal: the one masked look
     const n = cur.n, c = S / n;
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < n; j++) {
         svg("rect", { class: `growth-cell${j > i ? " masked" : ""}`, x: x0 + j * c + 2, y: y0 + i * c + 2,
-          width: c - 4, height: c - 4, rx: 3 }, root);
+          width: c - 4, height: c - 4, rx: 3 }, square);
       }
     }
   } else {

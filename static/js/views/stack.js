@@ -24,7 +24,8 @@ function render(el, w) {
   const stack = svg("g", { class: `stack${zoom ? " zoomed" : ""}` }, root);
   const sx = zoom ? 30 : (W - 460) / 2, colW = 460;
   label(stack, `“${tokens.join(" ")}”`, { class: "diagram-small", x: sx + colW / 2, y: H - 10, "text-anchor": "middle" });
-  box(stack, sx, H - 100, colW, 56, `embedding: each token → ${count(d_model)} numbers`, "input");
+  // The embeddings are the input table X of the next slides: it travels there (views/continuity.js).
+  box(stack, sx, H - 100, colW, 56, `embedding: each token → ${count(d_model)} numbers`, "input").dataset.identity = "X";
   const blockH = 50, gap = 12;
   const shown = [1, 2, 3, null, layers];
   let y = H - 100 - gap - blockH;

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from attention_talk.frames.contract import Box, Highlight, Kind, Tensor
+from attention_talk.frames.contract import Box, Highlight, Kind, Tensor, TensorPart
 
 
 def window(size: int, limit: int) -> list[int]:
@@ -38,10 +38,14 @@ def tensor(
     transposed: bool = False,
     reveal: str = "all",
     gutter: float | None = None,
+    identity: str | None = None,
+    parts: Sequence[TensorPart] = (),
 ) -> Tensor:
     """A Tensor showing a window of ``array`` (2-D) with its full shape.
 
     ``digits`` defaults to 3 for weight matrices (their entries are small) and 2 otherwise.
+    ``identity`` and ``parts`` say which object it (or some of its rows or cells) is when that is
+    not its name: the player flies an object from one frame to the next (frames/contract.py).
     """
     if digits is None:
         digits = 3 if kind == "weight" else 2
@@ -59,4 +63,4 @@ def tensor(
     return Tensor(name=name, label=label, kind=kind, shape=tuple(int(s) for s in array.shape),
                   rows=row_labels, cols=col_labels, row_index=ri, col_index=ci, values=values,
                   box=box, digits=digits, heat=heat, highlight=highlight or Highlight(),
-                  transposed=transposed, reveal=reveal, gutter=gutter)
+                  transposed=transposed, reveal=reveal, gutter=gutter, identity=identity, parts=list(parts))

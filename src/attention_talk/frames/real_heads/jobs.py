@@ -15,7 +15,7 @@ import numpy as np
 from attention_talk.engine import heads as measures
 from attention_talk.engine.attention import causal_mask
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Highlight
+from attention_talk.frames.contract import FrameBody, Highlight, TensorPart
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_sum, derive_weights
 from attention_talk.frames.kit.layout import BOTTOM, LEFT, RIGHT, TOP, box
@@ -24,7 +24,7 @@ from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.real_heads.analysis import MEASURE_NAMES, Analysis, Job, analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
-from attention_talk.frames.real_heads.shared import cards, percent, picked, sourced, token_labels
+from attention_talk.frames.real_heads.shared import cards, head_identity, percent, picked, sourced, token_labels
 
 NOTE_H = 110  # two lines of a note across the band
 FIGURE = box(LEFT, TOP, RIGHT - LEFT, BOTTOM - TOP - NOTE_H - 30)
@@ -67,6 +67,7 @@ def _grid(ctx: BuildContext, measure: str) -> FrameBody:
                "weights", percent(job.grid), LAYOUT["grid"], rows=[f"head {i}" for i in range(h)],
                cols=[str(i) for i in range(L)], max_rows=h, max_cols=L, digits=0, heat=True)
     t.highlight = Highlight(cells=[(job.head, job.layer)])
+    t.parts = [TensorPart(identity=head_identity(job.layer, job.head), cells=[(job.head, job.layer)])]
     t = derive_sum(t, lambda r, c: [(f"{toks[q]}→{toks[k]}", 100 * float(run.head(c, r).weights[q, k]) / len(cells))
                                     for q, k in cells],
                    formula=f"mean of {len(cells)} weights × 100", title=lambda r, c: f"layer {c}, head {r}",
@@ -89,6 +90,7 @@ def _example(ctx: BuildContext, measure: str) -> FrameBody:
     t = picked("example", f"layer {job.layer}, head {job.head}: {MEASURE_NAMES[measure]}", "weights", maps.weights,
                LAYOUT["example"], rows=rows, cols=cols, row_names=toks, col_names=toks)
     t.highlight = Highlight(cells=[(q, k) for q, k in targets(job) if q in rows and k in cols])
+    t.identity = head_identity(job.layer, job.head)
     logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)  # (n, n) what softmax turned into A
     t = sourced(derive_weights(t, logits, row_names=toks, col_names=toks), an.model_name, run.text, job.layer,
                 job.head)

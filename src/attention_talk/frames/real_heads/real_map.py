@@ -21,7 +21,7 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.words import note
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
-from attention_talk.frames.real_heads.shared import focus_index, picked, sourced, token_labels
+from attention_talk.frames.real_heads.shared import focus_index, head_identity, picked, sourced, token_labels
 
 # One box for the map on every step (it never moves, so the row below can come and go beside it):
 # 11 columns of 92 units clear the longest token label; 11 rows of 37 keep cell numbers at 25 units.
@@ -50,7 +50,8 @@ def _scores_tensor(ctx: BuildContext, stage: str, area):
     values = {"scores": maps.scores, "scaled": maps.scores * scale, "masked": maps.scores * scale + mask}[stage]
     label = {"scores": "S = Q·Kᵀ", "scaled": f"S / √{d_k}", "masked": f"S / √{d_k} + M"}[stage]
     t = tensor("map", f"{label}, layer {job.layer}, head {job.head}", "scores" if stage != "masked" else "mask",
-               values, area, rows=toks, cols=toks, max_rows=n, max_cols=n, digits=1, heat=True, gutter=GUTTER)
+               values, area, rows=toks, cols=toks, max_rows=n, max_cols=n, digits=1, heat=True, gutter=GUTTER,
+               identity=head_identity(job.layer, job.head))
     t = derive_scores(t, maps.q, maps.k, row_names=toks, col_names=toks,
                       scale=scale if stage != "scores" else None, mask=mask if stage == "masked" else None)
     return sourced(t, an.model_name, an.sentence.text, job.layer, job.head, stage)
@@ -95,7 +96,8 @@ def _weights(ctx: BuildContext) -> FrameBody:
     n = len(toks)
     logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)
     t = tensor("map", f"A = softmax(S / √d_k + M), layer {job.layer}, head {job.head}", "weights", maps.weights,
-               LAYOUT["map"], rows=toks, cols=toks, max_rows=n, max_cols=n, digits=2, heat=True, gutter=GUTTER)
+               LAYOUT["map"], rows=toks, cols=toks, max_rows=n, max_cols=n, digits=2, heat=True, gutter=GUTTER,
+               identity=head_identity(job.layer, job.head))
     t = sourced(derive_weights(t, logits, row_names=toks, col_names=toks), an.model_name, an.sentence.text,
                 job.layer, job.head)
     return FrameBody(tensors=[t], notes=[_note("weights", ctx)])

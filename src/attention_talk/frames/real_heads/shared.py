@@ -26,6 +26,12 @@ def sourced(t: Tensor, model: str, text: str, layer: int | None, head: int | Non
     return t
 
 
+def head_identity(layer: int, head: int) -> str:
+    """What a head's drawings are, across slides: its map, and its cell in a grid of every head (the
+    player flies one into the other, static/js/views/continuity.js)."""
+    return f"head L{layer} h{head}"
+
+
 def picked(name: str, label: str, kind: Kind, array: np.ndarray, box: Box, *, rows: Sequence[int],
            cols: Sequence[int], row_names: Sequence[str], col_names: Sequence[str], digits: int = 2,
            heat: bool = True) -> Tensor:

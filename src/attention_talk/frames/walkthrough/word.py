@@ -3,6 +3,7 @@ the position signal, and the “bank” row before and after attention."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 import numpy as np
@@ -10,7 +11,7 @@ import numpy as np
 from attention_talk.engine.costs import costs
 from attention_talk.formatting import number, vector
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Highlight, Tensor
+from attention_talk.frames.contract import FrameBody, Highlight, Tensor, TensorPart
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box, columns, rows
@@ -57,10 +58,17 @@ def _chain(ctx: BuildContext) -> FrameBody:
     return FrameBody(widgets=[chain], notes=[honest])
 
 
+def embedding_rows(ids: Iterable[int]) -> list[TensorPart]:
+    """Row i of a tensor is embedding row ``ids[i]`` (of E, of a lookup, of X): the player flies each
+    row of E into the rows that look it up, and those into X."""
+    return [TensorPart(identity=f"embedding {token_id}", rows=[i]) for i, token_id in enumerate(ids)]
+
+
 def _table(ctx: BuildContext) -> FrameBody:
     table = embedding_table(ctx.deck.story.seed)
     et = tensor("E", "embedding table E", "input", table, LAYOUT["table"], rows=list(VOCAB), cols=FEATS,
-                max_rows=12, max_cols=4, highlight=Highlight(rows=[VOCAB.index("bank")]))
+                max_rows=12, max_cols=4, highlight=Highlight(rows=[VOCAB.index("bank")]),
+                parts=embedding_rows(range(len(VOCAB))))
     derive_copy(et, lambda r, c: (
         "a parameter: learned in a real model; here a designed feature plus seeded noise",
         float(table[r, c])), formula="parameter", title=lambda r, c: f"E[{r}] (“{VOCAB[r]}”), {FEATS[c]}")
@@ -71,7 +79,8 @@ def _table(ctx: BuildContext) -> FrameBody:
 
 def _lookup_tensor(i: int, s: Sentence, where: str) -> Tensor:
     t = tensor(f"look{i}", f"E[ids] · “{' '.join(s.tokens)}”", "input", s.lookup, LAYOUT[where],
-               rows=list(s.tokens), cols=FEATS, max_cols=4, highlight=Highlight(rows=[s.index("bank")]))
+               rows=list(s.tokens), cols=FEATS, max_cols=4, highlight=Highlight(rows=[s.index("bank")]),
+               parts=embedding_rows(s.ids))
     return derive_copy(t, lambda r, c: (f"row {s.ids[r]} (“{s.tokens[r]}”) of E, column {c + 1}",
                                         float(s.lookup[r, c])),
                        formula="E[id]", title=lambda r, c: f"lookup: E[{s.ids[r]}], {FEATS[c]}")
@@ -97,7 +106,7 @@ def _positions(ctx: BuildContext) -> FrameBody:
         f"{POSITION_STRENGTH} × {'sin' if c % 2 == 0 else 'cos'}({r} / 10000^({2 * (c // 2)}/{d}))",
         float(pos[r, c])), formula=f"{POSITION_STRENGTH} · PE", title=lambda r, c: f"position {r + 1}, column {c + 1}")
     xt = tensor("X", "X = E[ids] + P", "input", river.x, LAYOUT["x"], rows=list(river.tokens), cols=FEATS,
-                highlight=Highlight(rows=[river.index("bank")]))
+                highlight=Highlight(rows=[river.index("bank")]), parts=embedding_rows(river.ids))
     derive_copy(xt, lambda r, c: (f"E[{river.ids[r]}] = {number(river.lookup[r, c], 3)} plus position "
                                   f"{r + 1}: {number(pos[r, c], 3)}", float(river.x[r, c])),
                 formula="E[ids] + P", title=lambda r, c: f"x({river.tokens[r]}), {FEATS[c]}")
