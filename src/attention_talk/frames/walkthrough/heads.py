@@ -128,7 +128,7 @@ def _mixed(mh: MultiHead, w_o: np.ndarray) -> list[Tensor]:
 
 
 def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
-    row = note("row", LAYOUT["concat_note"], "output", key="row-concat", row=vector(mh.concat[0], 3))
+    row = note("concat-row", LAYOUT["concat_note"], "output", key="row-concat", row=vector(mh.concat[0], 3))
     return FrameBody(tensors=_mixed(mh, w_o), notes=[row], widgets=[equation_widget("eq", LAYOUT["eq"], "multihead")])
 
 
