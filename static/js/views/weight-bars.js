@@ -40,7 +40,7 @@ export function drawBars(root, { title, labels, values, digits = 3, highlight = 
     value.textContent = shown[i];
     if (future && future[i]) {  // the causal mask's zero, said in the empty track
       const why = document.createElement("span");
-      why.textContent = "after the query: masked";
+      why.textContent = "future: masked";  // short: it must fit a narrow track
       Object.assign(why.style, { position: "absolute", left: "14px", top: "50%", transform: "translateY(-50%)",
         fontSize: `${TYPE.dense}px`, opacity: "0.6", whiteSpace: "nowrap" });
       track.style.position = "relative";
