@@ -242,3 +242,38 @@ def test_one_notation_a_z_o(frames, deck) -> None:
     assert not [w for w in words if "Y =" in w or "weights·V" in w or "Attention(" in w]
     labels = {t.name: t.label for f in frames["multi-head"] for t in f.tensors}
     assert labels["Z1"].startswith("head 1: Z¹ = A¹·V¹") and labels["O"].startswith("O = concat(Z¹, Z²)·W_O")
+
+
+def _placed(f) -> dict[str, tuple]:
+    """What a frame draws, by identity: each tensor, note and widget with its box."""
+    out = {f"tensor {t.name}": t.box for t in f.tensors}
+    out |= {f"note {n.id}": n.box for n in f.notes}
+    out |= {f"widget {w.id}": w.box for w in f.widgets}
+    return {k: (b.x, b.y, b.w, b.h) for k, b in out.items()}
+
+
+def test_what_stays_on_screen_keeps_its_place_and_the_grid(frames) -> None:
+    """VISUAL.md §3–4: a tensor, note or widget a slide shows on two steps in a row has the same box on
+    both (a note or a matrix that stays does not jump), and every box keeps inside the grid's edges."""
+    from attention_talk.frames.kit.layout import LEFT, RIGHT
+
+    moved, off_grid = [], []
+    for slide_frames in frames.values():
+        before: dict[str, tuple] = {}
+        for f in slide_frames:
+            now = _placed(f)
+            for what, b in now.items():
+                if before.get(what, b) != b:
+                    moved.append((f.slide, f.step, what, before[what], b))
+                if b[0] < LEFT or b[0] + b[2] > RIGHT + 0.5:
+                    off_grid.append((f.slide, f.step, what, b))
+            before = now
+    assert moved == []
+    assert off_grid == []
+
+
+def test_the_summary_cards_stack_from_the_top(frames) -> None:
+    """Section 9 adds one card per step; stacked from the box's top, the earlier ones never move."""
+    for f in frames["one-view"]:
+        sums = [w for w in f.widgets if w.id == "sum"]
+        assert len(sums) == 1 and sums[0].data.align == "top", f.step

@@ -145,3 +145,38 @@ def test_chapter_one_map_cells_explain_themselves(talk) -> None:
     value = panel_recomputes(page)
     assert value == pytest.approx(num(cell.locator("text").text_content()), abs=0.06)
     talk.assert_clean()
+
+
+# The first card of a cards widget (its place on the page) once the step is drawn.
+FIRST_CARD = """() => { const r = document.querySelector('.slide.active .card').getBoundingClientRect();
+  return [Math.round(r.left), Math.round(r.top)]; }"""
+
+
+def test_the_closing_cards_stay_put_as_each_idea_arrives(open_talk, watch) -> None:
+    """Section 9 adds one card per step: the cards already shown keep their place on screen (the
+    designer's review saw the column re-centre on every step)."""
+    page = open_talk(DECK)
+    places = []
+    for step in range(1, 5):
+        goto_slide(page, "one-view", step)
+        page.wait_for_function("(n) => document.querySelectorAll('.slide.active .card').length === n", arg=step)
+        places.append(page.evaluate(FIRST_CARD))
+    assert places == [places[0]] * 4
+    watch.assert_clean()
+
+
+# Each weight bar's value and label: the text's own width against the room its column gives it.
+BAR_TEXTS = """() => [...document.querySelectorAll('.slide.active .wb-value, .slide.active .wb-label')]
+  .map((e) => [e.textContent, e.scrollWidth, e.clientWidth])"""
+
+
+@pytest.mark.parametrize("slide, step", [("the-cost", 3), ("the-cost", 9)])
+def test_bar_values_and_labels_are_never_cut(open_talk, watch, slide, step) -> None:
+    """A bar's value column is as wide as its longest text (26,843,545,600 used to run off the stage)
+    and its label column as its longest label ("DSA n × 2,048" used to end in an ellipsis)."""
+    page = open_talk(DECK)
+    goto_slide(page, slide, step)
+    page.wait_for_selector(".slide.active .wb-value")
+    texts = page.evaluate(BAR_TEXTS)
+    assert texts and [t for t, scroll, client in texts if scroll > client + 1] == []
+    watch.assert_clean()

@@ -13,7 +13,7 @@ from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Highlight
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_projection
-from attention_talk.frames.kit.layout import LEFT, box, columns
+from attention_talk.frames.kit.layout import LEFT, box, columns, rows
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
@@ -22,15 +22,14 @@ from attention_talk.frames.walkthrough.inputs import W_K, W_V
 from attention_talk.frames.walkthrough.shared import band, bars, cards, counter, sentences, to_right
 
 _CACHES = columns(box(LEFT, 130, 1080, 400), [1, 1])
-_BILLS = columns(band(470, 260), [1, 1], gap=60)
+_BILLS = rows(to_right(860, 120, 640), [1, 1], gap=40)  # the two bills, stacked right of the cards
 LAYOUT = {
     "slider": band(130, 560),
     "K": _CACHES[0], "V": _CACHES[1], "grow": to_right(1180, 140, 560),
-    "kvbars": box(LEFT, 130, 860, 240), "ctxbars": box(LEFT, 420, 860, 240), "mla": to_right(980, 140, 600),
-    "modern": band(120, 300), "reads": _BILLS[0], "cells": _BILLS[1],
+    "kvbars": box(LEFT, 130, 860, 280), "ctxbars": box(LEFT, 450, 860, 280), "mla": to_right(980, 300, 300),
+    "modern": box(LEFT, 120, 760, 640), "reads": _BILLS[0], "cells": _BILLS[1],
 }
 PAIR_NS = (1_024, 4_096, 16_384, 65_536, 163_840)
-MLA_SOURCES = "DeepSeek-V2/V3"  # the reports MLA's figures come from (names with digits: figures, not words)
 HYBRID_EXAMPLE = "Kimi K3"  # a model described as mixing attention patterns across layers
 
 
@@ -79,12 +78,9 @@ def _mla(ctx: BuildContext, c: Costs) -> FrameBody:
     ctx_bars = bars("ctxbars", LAYOUT["ctxbars"], f"one {count(n)}-token context, all {layers} layers",
                     ["MHA", "MLA"], whole, kind="neutral", digits=0, show_sum=False, scale_max=None,
                     value_labels=[f"{number(x / 1e9, 1)} GB" for x in whole])
-    m = c.preset.mla
     mla_note = note("mla", LAYOUT["mla"], mha_numbers=mha.formula.split(") ×")[0].lstrip("("),
                     mla_numbers=c.kv_numbers_per_token_layer("mla").formula,
-                    ratio=number(c.kv_ratio("mha", "mla").value, 1), mla_matrix_weights=count(c.mla_weights().value),
-                    nope=m.qk_nope_head_dim, rope=m.qk_rope_head_dim,
-                    score_width=m.qk_nope_head_dim + m.qk_rope_head_dim, sources=MLA_SOURCES)
+                    ratio=number(c.kv_ratio("mha", "mla").value, 1), mla_matrix_weights=count(c.mla_weights().value))
     return FrameBody(widgets=[kv, ctx_bars], notes=[mla_note])
 
 
@@ -96,7 +92,7 @@ def _modern(ctx: BuildContext, c: Costs) -> FrameBody:
     return FrameBody(widgets=[cards("modern", LAYOUT["modern"], [
         card("mla", kind="neutral"), card("dsa", kind="neutral", top=count(top_k)),
         card("hybrid", kind="neutral", example=HYBRID_EXAMPLE), card("roles", kind="neutral"),
-    ], columns=4),
+    ], columns=2),
         bars("reads", LAYOUT["reads"], f"keys one query reads, n = {count(n)}", ["dense", "DSA"], reads,
              kind="scores", digits=0, show_sum=False, scale_max=None, value_labels=[count(int(x)) for x in reads]),
         bars("cells", LAYOUT["cells"], "scores per head for the whole context",

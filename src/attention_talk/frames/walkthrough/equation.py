@@ -12,12 +12,13 @@ from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Tensor
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.derivations import derive_copy
+from attention_talk.frames.kit.derivations import derive_copy, derive_projection
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
+from attention_talk.frames.walkthrough.inputs import FEATURES, W_Q, Sentence
 from attention_talk.frames.walkthrough.shared import (
     band,
     cards,
@@ -31,7 +32,7 @@ from attention_talk.frames.walkthrough.shared import (
 LAYOUT = {
     "steps": band(120, 250), "formula": band(400, 130), "legend": band(550, 200), "row": band(410, 320),
     "histogram": box(LEFT, 130, 1000, 600), "why": to_right(1100, 150, 420),
-    "memory": band(150, 440),
+    "memory": band(120, 230), "wq": box(LEFT, 380, 720, 380), "q": box(820, 380, 720, 380),
 }
 
 
@@ -135,7 +136,21 @@ def _params(ctx: BuildContext, p: EquationParams) -> FrameBody:
         card("parameters", kind="weight", weights=count(wq.value), formula=wq.formula.split(" = ")[1]),
         card("activations", kind="neutral", tokens=n, key_width=d_k),
     ], columns=2, arrows=True)
-    return FrameBody(widgets=[memory], counters=[counter("wq", wq)])
+    return FrameBody(widgets=[memory], counters=[counter("wq", wq)], tensors=_one_of_each(river))
+
+
+def _one_of_each(river: Sentence) -> list[Tensor]:
+    """Under the cards, one parameter and one activation: the head's W_Q (designed here, the same for
+    every input) and the queries it makes from this sentence."""
+    feats = list(FEATURES)
+    wt = tensor("W_Q", "W_Q, a parameter (designed here)", "query", W_Q, LAYOUT["wq"], rows=feats,
+                cols=["1", "2", "3"], digits=1)
+    derive_copy(wt, lambda r, c: ("a parameter: learned in a real model, designed here", float(W_Q[r, c])),
+                formula="parameter", title=lambda r, c: f"W_Q[{feats[r]}, {c + 1}]")
+    toks = list(river.tokens)
+    qt = tensor("Q", "Q = X·W_Q, activations of this input", "query", river.q, LAYOUT["q"], rows=toks,
+                cols=["1", "2", "3"])
+    return [wt, derive_projection(qt, river.x, W_Q, x_name="x", w_name="W_Q", row_names=toks)]
 
 
 STAGES = {"steps": _four_steps, "formula": _formula, "raw": _raw, "scaled": _scaled, "params": _params}

@@ -18,7 +18,7 @@ from attention_talk.frames.kit.words import note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import band, causal_river
 
-LAYOUT = {"flash": band(110, 570), "equal": band(696, 72)}
+LAYOUT = {"flash": band(120, 530), "equal": band(660, 100)}
 FLASH_BLOCK = 4
 
 
@@ -63,6 +63,7 @@ def flash(ctx: BuildContext, p: FlashParams) -> FrameBody:
     body = FrameBody(widgets=[widget("flash", "flash", LAYOUT["flash"], {
         "tokens": tokens, "n": n, "block": FLASH_BLOCK, "tiles": _tiles(fa), "current": current - 1,
         "final": p.tile == 0, "exact": _matrix(exact), "max_diff": max_diff, "skipped": _skipped(fa, n),
+        "row_diff": [scientific(float(d)) for d in np.abs(fa.output - exact).max(axis=1)],
         "show_skip": p.skip}, kind="scores")])
     if p.tile == 0:
         body.notes.append(note("eq", LAYOUT["equal"], "output", difference=scientific(max_diff), tokens=n))

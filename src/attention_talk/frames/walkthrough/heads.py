@@ -21,13 +21,15 @@ from attention_talk.frames.walkthrough.inputs import MH_TOKENS, MH_X
 from attention_talk.frames.walkthrough.shared import band, cards, equation_widget, to_right
 from attention_talk.frames.walkthrough.specialists import HEAD_CARDS, picker
 
+# Steps 1–4 on one grid: X top left; A¹ and the notes top right; under them each head's input
+# columns, replaced by that head's output Z where it is computed. Steps 5–6: concat, W_O and O on top,
+# the formula under them, then the note (step 5) or the shapes (step 6).
 LAYOUT = {
-    "X": box(LEFT, 120, 420, 240), "selectors": to_right(540, 130, 260),
+    "X": box(LEFT, 120, 420, 260), "selectors": to_right(540, 130, 240),
     "A1": box(520, 120, 520, 260), "row": to_right(1080, 130, 230),
-    "Z1": box(520, 400, 420, 240), "Z2": box(980, 400, 420, 240),
-    "concat": box(LEFT, 140, 470, 300), "WO": box(560, 140, 420, 300), "O": box(1020, 140, 500, 300),
-    "concat_note": band(500, 110),
-    "shapes": band(150, 300), "eq": band(500, 110),
+    "Z1": box(520, 420, 420, 260), "Z2": box(980, 420, 420, 260),
+    "concat": box(LEFT, 120, 470, 330), "WO": box(560, 120, 420, 330), "O": box(1020, 120, 520, 330),
+    "eq": band(470, 110), "concat_note": band(610, 130), "shapes": band(590, 170),
     "caveat_map": box(LEFT, 120, 780, 640), "caveat": to_right(900, 170, 460),
 }
 TOKS = list(MH_TOKENS)
@@ -76,18 +78,30 @@ def _weights_note(mh: MultiHead) -> Note:
                 key_width=h1.q.shape[1], scale=number(h1.scale, 3))
 
 
+def _reads(i: int) -> Tensor:
+    """Head ``i``'s input (0-based): the columns of X its selector projection keeps, so Q = K = V. It
+    sits where the head's output Z will appear."""
+    cols, sup = HEAD_COLS[i], "¹²"[i]
+    sel = MH_X[:, [int(c) - 1 for c in cols]]  # (3, 2)
+    t = tensor(f"X{i + 1}", f"head {i + 1}: Q{sup} = K{sup} = V{sup}", "input", sel, LAYOUT[f"Z{i + 1}"],
+               rows=TOKS, cols=cols, digits=0)
+    return derive_copy(t, lambda r, c: (f"X column {cols[c]}, “{TOKS[r]}”: the selector keeps it",
+                                        float(sel[r, c])), formula=f"X[:, {'–'.join(cols)}]",
+                       title=lambda r, c: f"head {i + 1}, “{TOKS[r]}”, column {cols[c]}")
+
+
 def _input(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     first, second = ("–".join(cols) for cols in HEAD_COLS)
-    return FrameBody(tensors=[_x()], notes=[note("sel", LAYOUT["selectors"], "input", first=first, second=second,
-                                                 key_width=mh.heads[0].q.shape[1])])
+    return FrameBody(tensors=[_x(), _reads(0), _reads(1)], notes=[
+        note("sel", LAYOUT["selectors"], "input", first=first, second=second, key_width=mh.heads[0].q.shape[1])])
 
 
 def _head1(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
-    return FrameBody(tensors=[_x(), _weights1(mh)], notes=[_weights_note(mh)])
+    return FrameBody(tensors=[_x(), _weights1(mh), _reads(0), _reads(1)], notes=[_weights_note(mh)])
 
 
 def _out1(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
-    return FrameBody(tensors=[_x(), _weights1(mh), _output(mh, 0)], notes=[_weights_note(mh)])
+    return FrameBody(tensors=[_x(), _weights1(mh), _output(mh, 0), _reads(1)], notes=[_weights_note(mh)])
 
 
 def _head2(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
@@ -97,7 +111,8 @@ def _head2(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     return FrameBody(tensors=[_x(), _weights1(mh), _output(mh, 0), _output(mh, 1)], notes=[row])
 
 
-def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+def _mixed(mh: MultiHead, w_o: np.ndarray) -> list[Tensor]:
+    """concat(Z¹, Z²), W_O and O side by side (steps 5 and 6)."""
     ct = tensor("cat", "concat(Z¹, Z²)", "output", mh.concat, LAYOUT["concat"], rows=TOKS, cols=WIDE,
                 digits=3, highlight=RIVER)
     derive_copy(ct, lambda r, c: (f"head {1 + c // 2} output, “{TOKS[r]}”, column {c % 2 + 1}",
@@ -109,14 +124,19 @@ def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
     yt = tensor("O", "O = concat(Z¹, Z²)·W_O", "output", mh.output, LAYOUT["O"], rows=TOKS, cols=WIDE, digits=3,
                 highlight=RIVER)
     derive_projection(yt, mh.concat, w_o, x_name="concat", w_name="W_O", row_names=TOKS)
-    row = note("row", LAYOUT["concat_note"], "output", key="row-concat", row=vector(mh.concat[0], 3))
-    return FrameBody(tensors=[ct, wt, yt], notes=[row])  # X steps aside: concat, W_O and O are the story
+    return [ct, wt, yt]  # X steps aside: concat, W_O and O are the story
+
+
+def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    row = note("concat-row", LAYOUT["concat_note"], "output", key="row-concat", row=vector(mh.concat[0], 3))
+    return FrameBody(tensors=_mixed(mh, w_o), notes=[row], widgets=[equation_widget("eq", LAYOUT["eq"], "multihead")])
 
 
 def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    """The same three matrices and formula; the shapes of every stage under them."""
     n, d = MH_X.shape
     dk = mh.heads[0].q.shape[1]
-    return FrameBody(widgets=[cards("shapes", LAYOUT["shapes"], [
+    return FrameBody(tensors=_mixed(mh, w_o), widgets=[cards("shapes", LAYOUT["shapes"], [
         card("shape-x", kind="input", shape=shape(n, d)),
         card("shape-qkv", kind="neutral", shape=shape(n, dk)),
         card("shape-a", kind="weights", shape=shape(n, n)),

@@ -22,10 +22,11 @@ from attention_talk.frames.walkthrough.inputs import SOURCE, TARGET, seq2seq
 from attention_talk.frames.walkthrough.shared import band, cards, causal_river, sentences, to_right
 
 LAYOUT = {
-    "sources": band(120, 230), "selfmap": box(LEFT, 380, 720, 390), "selfnote": to_right(840, 420, 260),
-    "cross": box(LEFT, 130, 760, 380), "cross_note": to_right(880, 140, 360),
-    "mask": box(LEFT, 130, 760, 520), "rule": to_right(880, 150, 330),
-    "picker": band(120, 640),
+    "sources": band(120, 230), "selfmap": box(LEFT, 380, 920, 390), "selfnote": to_right(1020, 420, 260),
+    "cross": box(LEFT, 120, 760, 300), "cross_note": box(LEFT, 470, 760, 150),
+    "cross_q": to_right(880, 120, 280), "cross_h": to_right(880, 430, 330),
+    "mask": box(LEFT, 130, 920, 520), "rule": to_right(1020, 150, 330),
+    "picker_map": box(LEFT, 120, 910, 640), "picker": to_right(1010, 120, 640),
 }
 
 
@@ -53,7 +54,21 @@ def _cross(ctx: BuildContext) -> FrameBody:
     t = tensor("cross", "cross-attention weights", "weights", a.weights, LAYOUT["cross"], rows=tgt, cols=states,
                heat=True)
     qkv = note("qkv", LAYOUT["cross_note"], targets=len(tgt), sources=len(SOURCE))
-    return FrameBody(tensors=[derive_weights(t, a.masked, row_names=tgt, col_names=states)], notes=[qkv])
+    return FrameBody(tensors=[derive_weights(t, a.masked, row_names=tgt, col_names=states),
+                              *_cross_inputs(q, s2s.h, tgt, states)], notes=[qkv])
+
+
+def _cross_inputs(q: np.ndarray, h: np.ndarray, tgt: list[str], states: list[str]) -> list[Tensor]:
+    """Beside the map, where its rows and columns come from: the decoder's queries (one per target
+    word) and the encoder's states, which serve as both keys and values."""
+    dims = [str(i + 1) for i in range(q.shape[1])]
+    qt = tensor("cross_q", "Q: the decoder's queries (designed)", "query", q, LAYOUT["cross_q"], rows=tgt, cols=dims)
+    derive_copy(qt, lambda r, c: (f"designed query of “{tgt[r]}”: tanh(2 · x), coordinate {c + 1}", float(q[r, c])),
+                formula="designed", title=lambda r, c: f"q({tgt[r]}), coordinate {c + 1}")
+    ht = tensor("cross_h", "K = V: the encoder's states", "key", h, LAYOUT["cross_h"], rows=states, cols=dims)
+    derive_copy(ht, lambda r, c: (f"encoder state {states[r]}, coordinate {c + 1}", float(h[r, c])),
+                formula="tanh(Wₓ xₜ + Wₕ hₜ₋₁)", title=lambda r, c: f"{states[r]}, coordinate {c + 1}")
+    return [qt, ht]
 
 
 def _mask_tensor(label: str, m: np.ndarray, toks: list[str], why: Callable[[int, int], str]) -> Tensor:
@@ -87,11 +102,15 @@ def _padding(ctx: BuildContext) -> FrameBody:
 def _picker(ctx: BuildContext) -> FrameBody:
     """The causal head's weights (the pipeline's A): a row reads only its own and earlier tokens."""
     river = causal_river(ctx)
-    w = river.attention.weights
-    return FrameBody(widgets=[widget("token-picker", "picker", LAYOUT["picker"], {
-        "tokens": list(river.tokens), "rows": [[float(x) for x in r] for r in w],
-        "sums": [float(r.sum()) for r in w], "selected": river.index("boat"),
-        "title": "causal weights, no reading ahead", "scale_max": 1.0, "causal": True}, kind="weights")])
+    w, toks = river.attention.weights, list(river.tokens)
+    a = tensor("A", "A, the causal head's weights", "weights", w, LAYOUT["picker_map"], rows=toks, cols=toks,
+               digits=2, heat=True)
+    pick = widget("token-picker", "picker", LAYOUT["picker"], {
+        "tokens": toks, "rows": [[float(x) for x in r] for r in w], "sums": [float(r.sum()) for r in w],
+        "selected": river.index("boat"), "title": "its row, no reading ahead", "scale_max": 1.0, "causal": True},
+        kind="weights")
+    return FrameBody(tensors=[derive_weights(a, river.attention.masked, row_names=toks, col_names=toks)],
+                     widgets=[pick])
 
 
 STAGES = {"self": _self, "cross": _cross, "causal": _causal, "padding": _padding, "picker": _picker}

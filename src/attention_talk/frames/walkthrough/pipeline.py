@@ -19,7 +19,8 @@ from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import W_K, W_O, W_Q, W_V, Sentence
 from attention_talk.frames.walkthrough.shared import FEATS, causal_river, to_right
 
-LAYOUT = {"pipe": box(LEFT, 110, 600, 660), "tensor": to_right(720, 130, 520), "hint": to_right(720, 670, 80)}
+# the map is wide enough (7 columns of 114) for its token labels not to run into each other
+LAYOUT = {"pipe": box(LEFT, 110, 520, 660), "tensor": to_right(620, 130, 520), "hint": to_right(620, 660, 100)}
 VALUE_COLS = ["1", "2", "3"]
 
 

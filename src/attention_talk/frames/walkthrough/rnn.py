@@ -9,7 +9,7 @@ import numpy as np
 
 from attention_talk.formatting import number, vector
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody
+from attention_talk.frames.contract import FrameBody, Highlight, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_output
 from attention_talk.frames.kit.layout import LEFT, box
@@ -20,12 +20,12 @@ from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import SOURCE, TARGET, Seq2Seq, seq2seq
 from attention_talk.frames.walkthrough.shared import band, bars, cards, to_right
 
+_NOTE = to_right(1000, 450, 290)  # one place for the note of every step: it does not jump
 LAYOUT = {
     "rnn": band(115, 312),
-    "states": box(LEFT, 440, 700, 300), "recurrence": to_right(800, 450, 250),
-    "bottleneck": band(450, 200),
-    "alpha": box(LEFT, 440, 880, 310), "alpha_note": to_right(990, 450, 280),
-    "context": box(LEFT, 450, 900, 170), "fresh": to_right(1000, 450, 260),
+    "states": box(LEFT, 440, 700, 300), "recurrence": _NOTE,
+    "alpha": box(LEFT, 440, 880, 310), "alpha_note": _NOTE,
+    "context": box(LEFT, 450, 900, 170), "fresh": _NOTE,
     "history": band(450, 290),
 }
 STATES = [f"h{'₁₂₃₄'[i]}" for i in range(len(SOURCE))]
@@ -45,19 +45,27 @@ def _with_diagram(s2s: Seq2Seq, mode: Literal["encoder", "bottleneck", "attentio
         "weights": [float(x) for x in w] if mode == "attention" else None, "focus": len(TARGET) - 1})])
 
 
+def _states(s2s: Seq2Seq, highlight: Highlight | None = None) -> Tensor:
+    """The encoder states H under the diagram (they stay put while the decoder's view changes)."""
+    t = tensor("H", "encoder states H (one row per hᵢ)", "key", s2s.h, LAYOUT["states"], rows=STATES, cols=COORDS,
+               highlight=highlight)
+    return derive_copy(t, lambda r, c: (
+        f"tanh(Wₓ x({SOURCE[r]}) + Wₕ h{'₀₁₂₃'[r]}), coordinate {c + 1}: the recurrence", float(s2s.h[r, c])),
+        formula="tanh(Wₓ xₜ + Wₕ hₜ₋₁)", title=lambda r, c: f"{STATES[r]}, coordinate {c + 1}")
+
+
 def _encoder(s2s: Seq2Seq) -> FrameBody:
     body = _with_diagram(s2s, "encoder")
-    t = tensor("H", "encoder states H (one row per hᵢ)", "key", s2s.h, LAYOUT["states"], rows=STATES, cols=COORDS)
-    body.tensors.append(derive_copy(t, lambda r, c: (
-        f"tanh(Wₓ x({SOURCE[r]}) + Wₕ h{'₀₁₂₃'[r]}), coordinate {c + 1}: the recurrence", float(s2s.h[r, c])),
-        formula="tanh(Wₓ xₜ + Wₕ hₜ₋₁)", title=lambda r, c: f"{STATES[r]}, coordinate {c + 1}"))
+    body.tensors.append(_states(s2s))
     body.notes.append(note("rec", LAYOUT["recurrence"], width=s2s.h.shape[1], typical=TYPICAL_WIDTH))
     return body
 
 
 def _bottleneck(s2s: Seq2Seq) -> FrameBody:
+    """The same states, only the last one outlined: all the decoder receives."""
     body = _with_diagram(s2s, "bottleneck")
-    body.notes.append(note("neck", LAYOUT["bottleneck"], last=vector(s2s.h[-1]), width=s2s.h.shape[1]))
+    body.tensors.append(_states(s2s, Highlight(rows=[len(STATES) - 1])))
+    body.notes.append(note("neck", LAYOUT["recurrence"], last=vector(s2s.h[-1]), width=s2s.h.shape[1]))
     return body
 
 

@@ -26,10 +26,11 @@ def to_right(x: float, y: float, h: float) -> Box:
 
 
 def cards(wid: str, b: Box, items: list[dict], *, columns: int = 3, arrows: bool = False,
-          active: int | None = None, kind: str = "neutral") -> Widget:
-    """A row (or grid) of text cards: {title, body, tag?, kind?}."""
-    return widget("cards", wid, b, {"cards": items, "columns": columns, "arrows": arrows, "active": active},
-                  kind=kind)
+          active: int | None = None, kind: str = "neutral", top: bool = False) -> Widget:
+    """A row (or grid) of text cards: {title, body, tag?, kind?}, centred in their box; ``top`` stacks
+    them from the box's top instead, so cards that arrive one per step never move the earlier ones."""
+    data = {"cards": items, "columns": columns, "arrows": arrows, "active": active}
+    return widget("cards", wid, b, data | ({"align": "top"} if top else {}), kind=kind)
 
 
 def bars(wid: str, b: Box, title: str, labels: list[str], values: np.ndarray, *, kind: str = "weights",

@@ -26,7 +26,7 @@ from attention_talk.frames.walkthrough.shared import band, bars, to_right
 
 LAYOUT = {
     "picker": band(120, 640),
-    "X": box(LEFT, 130, 980, 440), "split": to_right(1090, 140, 430), "row": band(600, 150),
+    "X": box(LEFT, 120, 1060, 450), "split": to_right(1160, 130, 440), "row": band(600, 150),
     "rows": box(LEFT, 130, 760, 560), "bars": to_right(880, 130, 330), "blend": to_right(880, 490, 200),
 }
 TOKS = list(SPEC_TOKENS)
@@ -108,7 +108,7 @@ def _blend() -> FrameBody:
     out = mh.output[BANK, :4]  # (4,)  the word half of bank's output
     rows = np.vstack([x[:, :4], out])  # (7, 4)
     z1, z2 = mh.heads[0].output[BANK], mh.heads[1].output[BANK]
-    t = tensor("blend", "word features: every token, and “bank”'s output O", "output", rows, LAYOUT["rows"],
+    t = tensor("blend", "word features, and O(bank)", "output", rows, LAYOUT["rows"],
                rows=[*TOKS, "O(bank)"], cols=WORDS, digits=2, highlight=Highlight(rows=[len(TOKS)]))
     derive_copy(t, lambda r, c: (
         (f"designed word feature of “{TOKS[r]}”", float(rows[r, c])) if r < len(TOKS) else

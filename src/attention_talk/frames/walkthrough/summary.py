@@ -20,7 +20,7 @@ from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.shared import bars, cards, causal_river, to_right
 from attention_talk.frames.walkthrough.specialists import HEAD_CARDS, picker
 
-LAYOUT = {"cards": box(LEFT, 120, 640, 640), "visual": to_right(760, 120, 640)}
+LAYOUT = {"cards": box(LEFT, 120, 540, 640), "visual": to_right(640, 120, 640)}
 # the closing ideas in order, each a card (its words: the slide's) with its colour
 IDEAS = {"retrieval": "neutral", "routing": "weights", "shapes": "neutral", "heads": "output"}
 ORDER = list(IDEAS)
@@ -72,5 +72,5 @@ def summary(ctx: BuildContext, p: SummaryParams) -> FrameBody:
     n = ORDER.index(p.stage) + 1
     shown = [card(idea, kind=IDEAS[idea], body=i == n - 1) for i, idea in enumerate(ORDER[:n])]  # earlier: titles
     body = STAGES[p.stage](ctx)
-    body.widgets.insert(0, cards("sum", LAYOUT["cards"], shown, columns=1, active=n - 1))
+    body.widgets.insert(0, cards("sum", LAYOUT["cards"], shown, columns=1, active=n - 1, top=True))
     return body

@@ -26,10 +26,10 @@ REAL_VOCAB, REAL_WIDTH = _REAL.vocab, _REAL.d_model
 
 _LOOKUP = columns(band(120, 450), [1, 1])
 _POSITIONS = columns(band(130, 400), [700, 740])
-_CONTEXT = rows(box(LEFT, 140, 820, 530), [1, 1], gap=70)
-_MECH = columns(band(420, 340), [1, 1, 1], gap=40)  # under each of the three moves, its numbers for “bank”
+_CONTEXT = rows(box(LEFT, 120, 820, 640), [1, 1], gap=50)
+_MECH = columns(band(420, 340), [1, 1, 1.4], gap=40)  # under each of the three moves, its numbers for “bank”
 LAYOUT = {
-    "chain": band(150, 330), "honest": band(520, 150),
+    "chain": band(130, 300), "ids": box(LEFT, 470, 900, 170), "honest": to_right(1000, 470, 200),
     "table": box(LEFT, 110, 620, 660), "table_note": box(740, 160, 780, 300),
     "lookup_river": _LOOKUP[0], "lookup_money": _LOOKUP[1], "same": band(600, 110),
     "positions": _POSITIONS[0], "x": _POSITIONS[1], "why": band(560, 130),
@@ -55,7 +55,15 @@ def _chain(ctx: BuildContext) -> FrameBody:
         card("lookup", kind="input", bank_id=bank_id, row=vector(table[bank_id])),
     ], columns=4, arrows=True)
     honest = note("honest", LAYOUT["honest"], vocab_size=len(VOCAB), real_vocab=REAL_VOCAB)
-    return FrameBody(widgets=[chain], notes=[honest])
+    return FrameBody(widgets=[chain], notes=[honest], tensors=[_ids(river)])
+
+
+def _ids(s: Sentence) -> Tensor:
+    """Each token's id under it: the row number the lookup will fetch."""
+    ids = np.array([s.ids], dtype=float)  # (1, n)
+    t = tensor("ids", "token ids", "neutral", ids, LAYOUT["ids"], rows=["id"], cols=list(s.tokens), digits=0)
+    return derive_copy(t, lambda r, c: (f"“{s.tokens[c]}” is entry {s.ids[c]} of the vocabulary", float(s.ids[c])),
+                       formula="index in the vocabulary", title=lambda r, c: f"id of “{s.tokens[c]}”")
 
 
 def embedding_rows(ids: Iterable[int]) -> list[TensorPart]:
@@ -77,8 +85,8 @@ def _table(ctx: BuildContext) -> FrameBody:
     return FrameBody(tensors=[et], notes=[row])
 
 
-def _lookup_tensor(i: int, s: Sentence, where: str) -> Tensor:
-    t = tensor(f"look{i}", f"E[ids] · “{' '.join(s.tokens)}”", "input", s.lookup, LAYOUT[where],
+def _lookup_tensor(i: int, s: Sentence, where: str, name: str) -> Tensor:
+    t = tensor(f"look{i}", f"E[ids], the {name} sentence", "input", s.lookup, LAYOUT[where],
                rows=list(s.tokens), cols=FEATS, max_cols=4, highlight=Highlight(rows=[s.index("bank")]),
                parts=embedding_rows(s.ids))
     return derive_copy(t, lambda r, c: (f"row {s.ids[r]} (“{s.tokens[r]}”) of E, column {c + 1}",
@@ -93,7 +101,8 @@ def _lookup(ctx: BuildContext) -> FrameBody:
     # the text picked by what the engine computed, so the slide cannot claim what is not true
     same_row = note("same", LAYOUT["same"], "input", key="same" if same else "rows-differ", also=("rows-differ",),
                     bank_id=VOCAB.index("bank"), row=vector(bank))
-    return FrameBody(tensors=[_lookup_tensor(0, river, "lookup_river"), _lookup_tensor(1, money, "lookup_money")],
+    return FrameBody(tensors=[_lookup_tensor(0, river, "lookup_river", "river"),
+                              _lookup_tensor(1, money, "lookup_money", "cash")],
                      notes=[same_row])
 
 
@@ -125,15 +134,16 @@ def _weights(ctx: BuildContext) -> FrameBody:
 
 
 def _bank_in_context(i: int, s: Sentence, where: str) -> Tensor:
-    """The “bank” row of ``s`` before and after the residual update."""
+    """The “bank” row of ``s``: its input, the attention update, and their sum (the residual path)."""
     k = s.index("bank")
-    t = tensor(f"ctx{i}", f"“bank” in “{' '.join(s.tokens)}”", "output", np.vstack([s.x[k], s.contextual[k]]),
-               LAYOUT[where], rows=["input x", "x + update"], cols=FEATS)
-    upd = s.update[k]
-    return derive_copy(t, lambda r, c: (
-        (f"input row of “bank”, {FEATS[c]}", float(s.x[k, c])) if r == 0 else
-        (f"input {number(s.x[k, c], 3)} + attention update {number(upd[c], 3)} (residual path)",
-         float(s.contextual[k, c]))), formula="x + Z·W_O", title=lambda r, c: f"“bank”, {FEATS[c]}")
+    rows = np.vstack([s.x[k], s.update[k], s.contextual[k]])  # (3, 4)
+    t = tensor(f"ctx{i}", f"“bank” in “{' '.join(s.tokens)}”", "output", rows, LAYOUT[where],
+               rows=["input x", "update", "x + update"], cols=FEATS)
+    how = [lambda c: f"input row of “bank”, {FEATS[c]}",
+           lambda c: f"attention update Z·W_O of “bank”, {FEATS[c]}",
+           lambda c: f"input {number(s.x[k, c], 3)} + attention update {number(s.update[k, c], 3)} (residual path)"]
+    return derive_copy(t, lambda r, c: (how[r](c), float(rows[r, c])), formula="x + Z·W_O",
+                       title=lambda r, c: f"“bank”, {FEATS[c]}")
 
 
 def _context(ctx: BuildContext) -> FrameBody:
@@ -148,8 +158,8 @@ def _context(ctx: BuildContext) -> FrameBody:
 def _mechanism(ctx: BuildContext) -> FrameBody:
     river, _ = sentences(ctx)
     a, b, toks = river.attention, river.index("bank"), list(river.tokens)
-    row = tensor("mrow", "“bank”: x, then x + update", "output", np.vstack([river.x[b], river.contextual[b]]),
-                 LAYOUT["m_row"], rows=["x", "x + upd."], cols=FEATS, digits=2)
+    row = tensor("mrow", "new row of “bank”", "output", np.vstack([river.x[b], river.contextual[b]]),
+                 LAYOUT["m_row"], rows=["x", "x + upd"], cols=FEATS, digits=2)
     derive_copy(row, lambda r, c: ((f"input row of “bank”, {FEATS[c]}", float(river.x[b, c])) if r == 0 else
                                    (f"input {number(river.x[b, c], 3)} + update {number(river.update[b, c], 3)}",
                                     float(river.contextual[b, c]))),

@@ -86,6 +86,9 @@ class CardsData(WidgetData):
     columns: int = Field(description="Cards per row.")
     arrows: bool = Field(description="Join neighbouring cards of a row with arrows.")
     active: int | None = Field(description="Index of the emphasised card; null for none.")
+    align: Literal["center", "top"] = Field(default="center", description="Centre the cards in their box, or "
+                                            "stack them from its top (cards that arrive one per step then never "
+                                            "move the earlier ones).")
 
 
 class CardsWidget(Widget):

@@ -153,6 +153,8 @@ class FlashData(WidgetData):
     final: bool = Field(description="Show the final comparison with exact attention instead of a tile.")
     exact: list[list[float | None]] = Field(description="Exact attention output Z, one row per token.")
     max_diff: float = Field(description="Largest |tiled − exact| (not read by the view today).")
+    row_diff: list[str] = Field(default=[], description="Each row's largest |tiled − exact|, formatted "
+                                "(the final table's last column).")
     skipped: list[FlashSkip] = Field(default=[], description="Tiles the causal mask blocks entirely: "
                                      "never computed.")
     show_skip: bool = Field(default=False, description="This step is about the skipped tile(s).")
