@@ -117,7 +117,8 @@ export function textSizes(el) {
   return sizes;
 }
 
-const TRANSPARENT = new Set(["transparent", "rgba(0, 0, 0, 0)"]);
+/** A computed colour that paints nothing: "transparent" or any colour of alpha 0. */
+const clear = (v) => v === "transparent" || /,\s*0\)$/.test(v);
 
 /** Whether `e` itself draws something (besides its words): an SVG shape with paint, an HTML box
  * with a background or a border, or a control (a wrapper that only holds others does not). */
@@ -125,11 +126,11 @@ function drawsItself(e, style) {
   if (e instanceof SVGElement) {
     if (e instanceof SVGSVGElement || e instanceof SVGGElement || e instanceof SVGTextContentElement
       || e.closest("defs, marker, clipPath, mask")) return false;
-    const paint = (v) => v !== "none" && !TRANSPARENT.has(v);
+    const paint = (v) => v !== "none" && !clear(v);
     return (paint(style.fill) && parseFloat(style.fillOpacity) > 0) || paint(style.stroke);
   }
   if (e.matches("button, input, select, textarea, img, canvas, video")) return true;
-  return !TRANSPARENT.has(style.backgroundColor) || style.backgroundImage !== "none"
+  return !clear(style.backgroundColor) || style.backgroundImage !== "none"
     || parseFloat(style.borderTopWidth) + parseFloat(style.borderLeftWidth) > 0;
 }
 
