@@ -118,11 +118,12 @@ def widget_extent(w) -> tuple[float, float]:
     return w.box.y, w.box.y + w.box.h
 
 
-def band_share(f: Frame) -> float:
+def band_share(f: Frame, also: tuple[float, float] | None = None) -> float:
     """The share of the band between title and caption whose rows hold some drawing (an estimate of
-    what tests/browser/test_stage_use.py measures on a screenshot)."""
+    what tests/browser/test_stage_use.py measures on a screenshot); ``also``: a span the template
+    draws itself (a title slide's title)."""
     spans = sorted([*(tensor_extent(t) for t in f.tensors), *(note_extent(n) for n in f.notes),
-                    *(widget_extent(w) for w in f.widgets)])
+                    *(widget_extent(w) for w in f.widgets), *([also] if also else [])])
     top, foot = BAND
     covered, reach = 0.0, top
     for a, b in spans:

@@ -22,7 +22,7 @@ function render(el, w) {
   root.replaceChildren();
   arrowDefs(root);
   const stack = svg("g", { class: `stack${zoom ? " zoomed" : ""}` }, root);
-  const colW = 580, sx = zoom ? 30 : (W - colW) / 2; // wide enough for the embedding's line at TYPE.label
+  const colW = 640, sx = zoom ? 30 : (W - colW) / 2; // wide enough for the embedding's line at TYPE.label
   label(stack, `“${tokens.join(" ")}”`, { class: "diagram-small", x: sx + colW / 2, y: H - 10, "text-anchor": "middle" });
   box(stack, sx, H - 100, colW, 56, `embedding: each token → ${count(d_model)} numbers`, "input");
   const shown = [1, 2, 3, null, layers];

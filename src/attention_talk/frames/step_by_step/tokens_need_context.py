@@ -11,7 +11,7 @@ import numpy as np
 from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Highlight, Tensor
-from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.chapter import NoParams, Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.words import note
@@ -94,6 +94,15 @@ def _neighbours(ctx: BuildContext) -> FrameBody:
 
 
 STAGES = stages(ContextParams, {"table": _table, "pick": _pick, "bat": _bat, "neighbours": _neighbours})
+
+COVER = box(160, 500, 1280, 250)  # under the deck's title and subtitle (templates/slides/title.html)
+
+
+@CHAPTER.builder("story.cover")
+def cover(ctx: BuildContext, _p: NoParams) -> FrameBody:
+    """The title's picture: the story's sentence, the focus token's arcs to the words it will read."""
+    arcs = neighbour_links(ctx)
+    return FrameBody(widgets=[tokens_widget("sentence", ctx.tokens, COVER, focus=ctx.focus, links=arcs)])
 
 
 @CHAPTER.builder("story.context", ContextParams, notes=("about", "differ", "first"))
