@@ -33,14 +33,14 @@ function arrow(parent, x, y1, y2) {
   svg("line", { class: "diagram-arrow", x1: x, y1, x2: x, y2, "marker-end": "url(#arrowhead)" }, parent);
 }
 
-/** Arcs from the focus chip to the others: the farthest rises to the top of the box, nearer ones
+/** Arcs from the focus chip to the others: the farthest rises most of the way up the box, nearer ones
  * less, so the arcs use the room above the chips instead of hugging them. */
 function arcs(root, links, focus, centres, y) {
   const reach = Math.max(1, ...links.map((s, i) => (s > 0 && i !== focus ? Math.abs(i - focus) : 0)));
   links.forEach((strength, i) => {
     if (i === focus || strength <= 0) return;
     const x1 = centres[focus], x2 = centres[i];
-    const peak = (y - 10) * (0.4 + 0.6 * (Math.abs(i - focus) / reach));
+    const peak = (y - 10) * (0.35 + 0.5 * (Math.abs(i - focus) / reach));
     svg("path", { class: "token-link", d: `M ${x1} ${y} Q ${(x1 + x2) / 2} ${y - 2 * peak} ${x2} ${y}`,
       "stroke-width": 2 + 5 * strength, opacity: 0.35 + 0.6 * strength }, root);
   });

@@ -22,14 +22,14 @@ from attention_talk.frames.step_by_step.shared import causal_attention, embedded
 AMBIGUOUS = ("the bat flew out of the cave", "he swung the bat at the ball")
 WORD = "bat"
 
-# The figure on the left, the slide's one note on the right in the same box on every step: the
-# input table; the two sentences and their rows of "bat" one above the other; the sentence low in
-# the band, its arcs rising through it.
-NOTE = box(1110, 180, 430, 380)
+# The figure on the left, the slide's one note on the right in the same box on every step, low
+# enough to bridge the two sentences of "bat": the input table; the two sentences and their rows of
+# "bat" one above the other; the sentence low in the band, its arcs rising through it.
+NOTE = box(1110, 400, 430, 350)
 LAYOUT = {
     "X": box(60, 130, 1000, 560),
-    "sent-a": box(60, 120, 1040, 110), "bat-a": box(60, 235, 1040, 140),
-    "sent-b": box(60, 420, 1040, 110), "bat-b": box(60, 535, 1040, 140),
+    "sent-a": box(60, 120, 1040, 130), "bat-a": box(60, 250, 1040, 140),
+    "sent-b": box(60, 410, 1040, 130), "bat-b": box(60, 540, 1040, 140),
     "sentence": box(60, 120, 1000, 580),
 }
 
@@ -95,7 +95,7 @@ def _neighbours(ctx: BuildContext) -> FrameBody:
 
 STAGES = stages(ContextParams, {"table": _table, "pick": _pick, "bat": _bat, "neighbours": _neighbours})
 
-COVER = box(160, 500, 1280, 250)  # under the deck's title and subtitle (templates/slides/title.html)
+COVER = box(160, 490, 1280, 270)  # under the deck's title and subtitle (templates/slides/title.html)
 
 
 @CHAPTER.builder("story.cover")
