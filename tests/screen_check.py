@@ -1,6 +1,8 @@
 """What a frame puts on screen, estimated from the frame alone (no browser): the font size of a
 matrix's numbers as static/js/views/matrix.js lays them out, how many text items a step shows,
-and whether every box stays on the stage above the caption band. Used by tests/test_chapter1_screen.py.
+whether every box stays on the stage above the caption band and inside the grid's margins, and how
+much of the band between title and caption the drawing reaches through. Used by
+tests/test_chapter1_screen.py.
 
 The matrix layout mirrors ``layout()`` and ``cellType()`` in static/js/views/matrix.js: a title band
 of 40 and a column-label band of 34 stage units, a row-label gutter, cells at most 120 × 62, a gap of
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 from attention_talk.formatting import number
 from attention_talk.frames.contract import STAGE_W, Frame, Tensor
-from attention_talk.frames.kit.layout import BOTTOM
+from attention_talk.frames.kit.layout import BOTTOM, LEFT, RIGHT
 
 TITLE_H, COL_H, GAP, MAX_CW, MAX_CH = 40, 34, 0.6, 120, 62
 MIN_FONT = 25  # stage units: 20 CSS px at 1280 × 720 (static/js/lib/type.js TYPE.dense)
@@ -88,6 +90,50 @@ def text_items(f: Frame) -> int:
             + len(f.symbols) + sum(widget_items(w) for w in f.widgets))
 
 
+# The band between the slide title and the caption, in stage units at 1280 × 720: the title's foot
+# (28 + 55 × 1.1) and the caption's top (the 118-unit caption bar, its line centred in it). A note
+# is drawn as tall as its text (at most its box): 28-unit lines of 1.35, about 0.52 em a character,
+# 18 + 6 units of padding and border a side, 14 above and below.
+BAND = (88.5, 804.0)
+NOTE_LINE, NOTE_CHAR, NOTE_PAD_X, NOTE_PAD_Y = 28 * 1.35, 28 * 0.52, 48, 30
+TITLE_TOP = 8  # a matrix's ink starts with its title's capitals, under the box's top
+
+
+def tensor_extent(t: Tensor) -> tuple[float, float]:
+    """Top and foot of a matrix as drawn: its title and column bands, then its rows at their height."""
+    lay = cell_layout(t)
+    return t.box.y + TITLE_TOP, t.box.y + TITLE_H + COL_H + lay.ch * (len(t.rows) + GAP * _gaps(t.row_index))
+
+
+def note_extent(n) -> tuple[float, float]:
+    chars_per_line = max(1, int((n.box.w - NOTE_PAD_X) / NOTE_CHAR))
+    lines = -(-len(n.text) // chars_per_line)
+    return n.box.y, n.box.y + min(n.box.h, lines * NOTE_LINE + NOTE_PAD_Y)
+
+
+def widget_extent(w) -> tuple[float, float]:
+    """A widget fills its box, except a row of token chips with no arcs: only its chips, at the foot."""
+    if w.type == "tokens" and w.data.drop == "none" and not w.data.links:
+        return w.box.y + w.box.h - min(80, 0.62 * w.box.h) - 4, w.box.y + w.box.h
+    return w.box.y, w.box.y + w.box.h
+
+
+def band_share(f: Frame, also: tuple[float, float] | None = None) -> float:
+    """The share of the band between title and caption whose rows hold some drawing (an estimate of
+    what tests/browser/test_stage_use.py measures on a screenshot); ``also``: a span the template
+    draws itself (a title slide's title)."""
+    spans = sorted([*(tensor_extent(t) for t in f.tensors), *(note_extent(n) for n in f.notes),
+                    *(widget_extent(w) for w in f.widgets), *([also] if also else [])])
+    top, foot = BAND
+    covered, reach = 0.0, top
+    for a, b in spans:
+        a, b = max(a, reach), min(b, foot)
+        if b > a:
+            covered += b - a
+            reach = b
+    return covered / (foot - top)
+
+
 def boxes(f: Frame):
     """(what, box) for everything placed with a box."""
     yield from ((f"tensor {t.name}", t.box) for t in f.tensors)
@@ -98,3 +144,8 @@ def boxes(f: Frame):
 def outside(f: Frame) -> list[str]:
     """Boxes that leave the stage's width or reach into the caption band (below ``BOTTOM``)."""
     return [what for what, b in boxes(f) if b.x < 0 or b.y < 0 or b.x + b.w > STAGE_W or b.y + b.h > BOTTOM]
+
+
+def off_grid(f: Frame) -> list[str]:
+    """Boxes whose left or right edge leaves the layout grid's margins (``LEFT``, ``RIGHT``)."""
+    return [what for what, b in boxes(f) if b.x < LEFT or b.x + b.w > RIGHT]

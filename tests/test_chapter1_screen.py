@@ -1,16 +1,19 @@
 """Chapter 1 as a person sees it at 1280 × 720: numbers at 20 px or more, about 80 text items per
-step at most, nothing in the caption band, one colour per role, the notation A / Z / O, honest
-labels about the real model, and a causal story that never reads ahead. The screen estimates
-come from tests/screen_check.py (the matrix layout of static/js/views/matrix.js)."""
+step at most, nothing in the caption band, every box inside the grid's margins, a drawing that
+reaches through the band between title and caption, notes and matrices that keep their place from
+step to step, one colour per role, the notation A / Z / O, honest labels about the real model, and
+a causal story that never reads ahead. The screen estimates come from tests/screen_check.py (the
+matrix layout of static/js/views/matrix.js)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
 
 from attention_talk.paths import data_dir
-from screen_check import MIN_FONT, cell_layout, outside, shown_cells, text_items
+from screen_check import MIN_FONT, band_share, cell_layout, off_grid, outside, shown_cells, text_items
 
 DECK = data_dir("slides") / "attention-step-by-step.yaml"
 MAX_ITEMS = 82  # "about 80" visible text items per step, the slide title, caption and position included
@@ -35,6 +38,57 @@ def test_no_step_is_crowded(frames) -> None:
 
 def test_nothing_reaches_the_caption_band_or_leaves_the_stage(frames) -> None:
     assert [(at, what) for at, f in every_frame(frames) for what in outside(f)] == []
+
+
+def test_every_box_keeps_to_the_grid(frames) -> None:
+    """Left and right edges on the layout grid (VISUAL.md §4: 48 px margins), on every step."""
+    assert [(at, what) for at, f in every_frame(frames) for what in off_grid(f)] == []
+
+
+MIN_BAND = 0.55  # VISUAL.md §4: the drawing covers at least 55 % of the band's height on every step
+
+
+def test_every_step_reaches_through_the_band(frames) -> None:
+    """No step leaves the lower half empty: the drawn extents of its matrices, notes and widgets
+    cover at least 55 % of the band between title and caption (the browser measures the same on a
+    screenshot: tests/browser/test_stage_use.py)."""
+    thin = [(at, round(band_share(f, TITLE_BLOCK if at.startswith("title ") else None), 2))
+            for at, f in every_frame(frames)]
+    assert [(at, share) for at, share in thin if share < MIN_BAND] == []
+
+
+# The title slide's title and subtitle (templates/slides/title.html, centred above the caption bar):
+# the deck's title and two lines of subtitle, about 270 to 490 stage units; its figure goes below.
+TITLE_BLOCK = (270.0, 490.0)
+
+
+# Things that do move between two steps of a slide, on purpose: the motion is the point.
+MOVES = {
+    ("query", 1, "widget sentence"): "the “?” under the chips give way to one arrow: the chips stay",
+    ("query-matrix", 1, "tensor W_Q"): "the matrix alone becomes the middle of x · W_Q",
+    ("attention-map", 3, "tensor map"): "Q and Kᵀ leave; the map grows into their room",
+    ("softmax", 1, "tensor scaled"): "the scaled map slides left, making room for its weights",
+    ("softmax", 2, "tensor weights"): "the focus row's weights become every row's",
+    ("softmax", 4, "tensor weights"): "A moves into A · V",
+    ("enriched", 4, "tensor O"): "O moves into X + O",
+}
+
+
+def _placed(f):
+    return {**{f"note {n.id}": n.box for n in f.notes}, **{f"tensor {t.name}": t.box for t in f.tensors},
+            **{f"widget {w.id}": w.box for w in f.widgets}}
+
+
+def test_what_stays_on_screen_keeps_its_place(frames) -> None:
+    """A note, matrix or widget on two steps in a row of a slide keeps its box (the designer saw note
+    boxes jump at 7/2 → 7/3 and 11/3), but for the moves listed in MOVES."""
+    jumps = []
+    for slide, fs in frames.items():
+        for a, b in itertools.pairwise(fs):
+            was, now = _placed(a), _placed(b)
+            jumps += [(slide, a.step, what) for what in was.keys() & now.keys()
+                      if was[what] != now[what] and (slide, a.step, what) not in MOVES]
+    assert sorted(jumps) == []
 
 
 def test_the_neighbour_arcs_never_read_ahead(deck, frames) -> None:

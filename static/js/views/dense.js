@@ -15,12 +15,14 @@ function render(el, w) {
   const W = w.box.w, H = w.box.h;
   const root = surface(el, W, H);
   root.replaceChildren();
-  const left = column(inputs, n_in, 200, 90, H - 40);
-  const right = column(outputs, n_out, W - 220, 110, H - 60);
-  // A neuron's circle holds its index: wide enough for the longest one (talk.css .dense-index is
-  // 20 stage units, about 12 per digit or comma).
-  const radius = (ps) => Math.max(26, 8 + 6 * Math.max(...ps.map((p) => count(p.index).length)));
-  const rIn = radius([...left, ...right]), rOut = rIn;
+  // A neuron's circle holds its index with room to spare: talk.css .dense-index is TYPE.dense (25
+  // stage units), about 14 per digit, and "7,168" keeps 6 units clear of the circle on each side.
+  // The columns run from under their titles to the box's foot.
+  const radius = (ps) => Math.max(28, 10 + 6 * Math.max(...ps.map((p) => count(p.index).length)));
+  const r = radius([...inputs, ...outputs]);
+  const left = column(inputs, n_in, 200, 56 + r, H - r - 2);
+  const right = column(outputs, n_out, W - 220, 80 + r, H - r - 24);
+  const rIn = r, rOut = r;
   const lines = svg("g", { class: "dense-links" }, root);
   for (const o of right) {
     for (const i of left) {

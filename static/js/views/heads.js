@@ -10,7 +10,10 @@ function render(el, w) {
   const root = surface(el, W, H);
   root.replaceChildren();
   arrowDefs(root);
-  const cols = 4, rows = 2, cw = 200, ch = 150, gx = 26, gy = 30, x0 = 20, y0 = 70;
+  // The cards share the box's width and its height above the room kept for Σ or the concatenation.
+  const cols = 4, rows = 2, gx = 26, gy = 30, x0 = 20, y0 = 70, below = 190;
+  const cw = Math.min(240, (W - x0 - 40 - gx * (cols - 1)) / cols);
+  const ch = Math.min(200, (H - y0 - below - gy * (rows - 1)) / rows);
   const shown = cols * rows - 1;
   label(root, `${count(d.heads)} heads`, { class: "diagram-title", x: x0, y: 40 });
   const centres = [];
@@ -22,9 +25,9 @@ function render(el, w) {
     const last = i === shown;
     label(g, last ? `head ${count(d.heads)}` : `head ${i + 1}`, { class: "head-name", x: x + cw / 2, y: y + 30, "text-anchor": "middle" });
     ["W_Q", "W_K", "W_V", "W_O"].forEach((m, j) => {
-      const mx = x + 14 + j * 45;
-      svg("rect", { class: `head-mat m${j}`, x: mx, y: y + 56, width: 36, height: 54, rx: 5 }, g);
-      label(g, m.slice(2), { class: "head-mat-label", x: mx + 18, y: y + 130, "text-anchor": "middle" });
+      const mx = x + (cw - 4 * 36 - 3 * 9) / 2 + j * 45;
+      svg("rect", { class: `head-mat m${j}`, x: mx, y: y + 56, width: 36, height: ch - 100, rx: 5 }, g);
+      label(g, m.slice(2), { class: "head-mat-label", x: mx + 18, y: y + ch - 18, "text-anchor": "middle" });
     });
     if (i === shown - 1) label(root, "…", { class: "diagram-small", x: x + cw + gx / 2, y: y + ch / 2, "text-anchor": "middle" });
     centres.push([x + cw / 2, y + ch]);

@@ -22,12 +22,13 @@ function render(el, w) {
   root.replaceChildren();
   arrowDefs(root);
   const stack = svg("g", { class: `stack${zoom ? " zoomed" : ""}` }, root);
-  const sx = zoom ? 30 : (W - 460) / 2, colW = 460;
+  const colW = 640, sx = zoom ? 30 : (W - colW) / 2; // wide enough for the embedding's line at TYPE.label
   label(stack, `“${tokens.join(" ")}”`, { class: "diagram-small", x: sx + colW / 2, y: H - 10, "text-anchor": "middle" });
   // The embeddings are the input table X of the next slides: it travels there (views/continuity.js).
   box(stack, sx, H - 100, colW, 56, `embedding: each token → ${count(d_model)} numbers`, "input").dataset.identity = "X";
-  const blockH = 50, gap = 12;
   const shown = [1, 2, 3, null, layers];
+  // The blocks and the guess share the height above the embedding, so the stack reaches the top.
+  const slot = (H - 100 - 10) / (shown.length + 1), blockH = Math.min(70, slot - 16), gap = slot - blockH;
   let y = H - 100 - gap - blockH;
   const blockY = {};
   for (const b of shown) {
@@ -39,13 +40,13 @@ function render(el, w) {
     }
     y -= blockH + gap;
   }
-  box(stack, sx, y + blockH - 40, colW, 40 + 0, "next-token guess", "output");
+  box(stack, sx, y, colW, blockH, "next-token guess", "output");
   arrow(stack, sx + colW / 2, H - 100, sx + colW / 2, H - 100 - gap + 2);
   label(stack, `× ${layers} blocks`, { class: "diagram-note", x: zoom ? sx + colW / 2 + 40 : sx + colW + 18,
     y: (blockY[3] + blockY[layers]) / 2 + blockH / 2, "dominant-baseline": "central" });
   if (!zoom) return;
   // The inside of block 1: the residual stream with two readers that add back.
-  const px = 620, pw = W - px - 20, py = 20, ph = H - 40;
+  const px = sx + colW + 70, pw = W - px - 20, py = 20, ph = H - 40;
   svg("path", { class: "zoom-link", d: `M ${sx + colW} ${blockY[1]} L ${px} ${py} M ${sx + colW} ${blockY[1] + blockH} L ${px} ${py + ph}` }, root);
   const panel = svg("g", { class: "zoom-panel" }, root);
   svg("rect", { class: "panel-bg", x: px, y: py, width: pw, height: ph, rx: 16 }, panel);

@@ -1,39 +1,75 @@
 // A sentence as a row of token chips; the focus token is marked, and optional arcs link it to
-// the others (their strength comes from the frame; no numbers are drawn here).
+// the others (their strength comes from the frame; no numbers are drawn here). With `drop` the
+// chips run along the top instead: an arrow leads from the focus token down to the box's bottom,
+// where its vector is drawn ("focus"), or every token gets an arrow to a "?" of its own ("every").
 import { TYPE } from "../lib/type.js";
-import { label, surface, svg } from "./dom.js";
+import { arrowDefs, label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
+const DROP_CHIP_H = 80; // chips of equal size in every drop mode, so they keep their place between steps
+const GAP = 14;
+
+/** Chip widths for the tokens at `font`, scaled down together if the row is wider than `W`. */
+function chipRow(tokens, font, W) {
+  const widths = tokens.map((t) => Math.max(70, 26 + t.length * font * 0.6));
+  const total = widths.reduce((a, b) => a + b, 0) + GAP * (tokens.length - 1);
+  const scale = Math.min(1, W / total);
+  let x = (W - total * scale) / 2;
+  return widths.map((w) => {
+    const chip = { x, w: w * scale };
+    x += w * scale + GAP * scale;
+    return chip;
+  });
+}
+
+function chip(parent, text, x, y, w, h, font, focus) {
+  const g = svg("g", { class: `token-chip${focus ? " focus" : ""}` }, parent);
+  svg("rect", { x, y, width: w, height: h, rx: 12 }, g);
+  label(g, text, { x: x + w / 2, y: y + h / 2, "text-anchor": "middle", "dominant-baseline": "central",
+    "font-size": font });
+}
+
+function arrow(parent, x, y1, y2) {
+  svg("line", { class: "diagram-arrow", x1: x, y1, x2: x, y2, "marker-end": "url(#arrowhead)" }, parent);
+}
+
+/** Arcs from the focus chip to the others: the farthest rises most of the way up the box, nearer ones
+ * less, so the arcs use the room above the chips instead of hugging them. */
+function arcs(root, links, focus, centres, y) {
+  const reach = Math.max(1, ...links.map((s, i) => (s > 0 && i !== focus ? Math.abs(i - focus) : 0)));
+  links.forEach((strength, i) => {
+    if (i === focus || strength <= 0) return;
+    const x1 = centres[focus], x2 = centres[i];
+    const peak = (y - 10) * (0.35 + 0.5 * (Math.abs(i - focus) / reach));
+    svg("path", { class: "token-link", d: `M ${x1} ${y} Q ${(x1 + x2) / 2} ${y - 2 * peak} ${x2} ${y}`,
+      "stroke-width": 2 + 5 * strength, opacity: 0.35 + 0.6 * strength }, root);
+  });
+}
+
 function render(el, w) {
-  const { tokens, focus, links } = w.data;
+  const { tokens, focus, links, drop = "none" } = w.data;
   const W = w.box.w, H = w.box.h;
   const root = surface(el, W, H);
   root.replaceChildren();
-  const chipH = Math.min(64, H * 0.62), gap = 14;
-  const widths = tokens.map((t) => Math.max(70, 26 + t.length * 17));
-  const total = widths.reduce((a, b) => a + b, 0) + gap * (tokens.length - 1);
-  const scale = Math.min(1, W / total);
-  let x = (W - total * scale) / 2;
-  const y = H - chipH - 4;
-  const centres = [];
-  tokens.forEach((t, i) => {
-    const cw = widths[i] * scale;
-    const g = svg("g", { class: `token-chip${i === focus ? " focus" : ""}` }, root);
-    svg("rect", { x, y, width: cw, height: chipH, rx: 12 }, g);
-    label(g, t, { x: x + cw / 2, y: y + chipH / 2, "text-anchor": "middle", "dominant-baseline": "central",
-      "font-size": Math.max(TYPE.label, Math.min(32, chipH * 0.5)) });
-    centres.push(x + cw / 2);
-    x += cw + gap * scale;
-  });
-  if (links && focus !== null && focus !== undefined) {
-    links.forEach((strength, i) => {
-      if (i === focus || strength <= 0) return;
-      const x1 = centres[focus], x2 = centres[i];
-      const lift = Math.min(y - 6, 30 + Math.abs(x2 - x1) * 0.35);
-      svg("path", { class: "token-link", d: `M ${x1} ${y} Q ${(x1 + x2) / 2} ${y - lift} ${x2} ${y}`,
-        "stroke-width": 2 + 5 * strength, opacity: 0.35 + 0.6 * strength }, root);
+  const dropping = drop !== "none";
+  const chipH = dropping ? DROP_CHIP_H : Math.min(80, H * 0.62);
+  const font = Math.max(TYPE.label, Math.min(34, chipH * 0.45));
+  const chips = chipRow(tokens, font, W);
+  const y = dropping ? 2 : H - chipH - 4;
+  const centres = chips.map((c) => c.x + c.w / 2);
+  if (dropping) arrowDefs(root);
+  tokens.forEach((t, i) => chip(root, t, chips[i].x, y, chips[i].w, chipH, font, i === focus));
+  if (drop === "focus" && focus !== null && focus !== undefined) {
+    arrow(root, centres[focus], y + chipH + 6, H - 6);
+  } else if (drop === "every") {
+    const askH = Math.min(90, (H - chipH) / 3), askY = H - askH - 2;
+    tokens.forEach((_, i) => {
+      arrow(root, centres[i], y + chipH + 6, askY - 6);
+      const aw = Math.min(chips[i].w, askH);
+      chip(root, "?", centres[i] - aw / 2, askY, aw, askH, TYPE.title, i === focus);
     });
   }
+  if (!dropping && links && focus !== null && focus !== undefined) arcs(root, links, focus, centres, y);
 }
 
 registerWidget("tokens", render);

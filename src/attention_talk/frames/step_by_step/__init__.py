@@ -1,7 +1,6 @@
 """Chapter 1's frame builders, one module per slide kind; importing the package registers them."""
 
 from attention_talk.frames.step_by_step import (  # noqa: F401  (each module registers its builders)
-    cover,
     dense,
     figures,
     growth,

@@ -37,7 +37,7 @@ def _one_head(c: Costs, n: int) -> dict[str, CounterValue]:
         ("q_all", proj * n, f"2·d·d_k·n = {count(proj)} × {count(n)}", f"1 head · {tok} · W_Q"),
         ("k_all", proj * n, f"+ W_K: 2 × {count(proj * n)}", f"1 head · {tok} · W_Q W_K"),
         ("scores", qk, f"+ QKᵀ: 2·d_k·n² = 2 × {dk} × {count(n)}² = {count(qk)}", f"1 head · {tok} · W_Q W_K QKᵀ"),
-        ("v_all", proj_v * n, f"+ W_V: 2·d·d_v·n = {count(proj_v * n)}", f"1 head · {tok} · W_Q W_K QKᵀ W_V"),
+        ("v_all", proj_v * n, f"+ W_V: 2·d·d_v·n = {count(proj_v * n)}", f"1 head · {tok} · … + W_V"),
         ("mix", av, f"+ A·V: 2·d_v·n² = {count(av)}", f"1 head · {tok} · … + A·V"),
         ("w_o", proj_o * n, f"+ W_O: 2·d_v·d·n = {count(proj_o * n)}", f"1 head · {tok} · all of it"),
     ]

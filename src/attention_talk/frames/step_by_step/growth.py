@@ -17,7 +17,7 @@ from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import preset
 
-LAYOUT = {"growth": box(60, 115, 1480, 645)}  # above the caption band (y 760)
+LAYOUT = {"growth": box(60, 120, 1480, 640)}  # above the caption band (y 760)
 DEFAULT_LIMIT = 163_840  # context length when the preset does not give one
 
 

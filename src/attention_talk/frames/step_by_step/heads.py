@@ -21,9 +21,9 @@ from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter, flop_counter
 from attention_talk.frames.step_by_step.shared import preset, stages
 
-LAYOUT = {"heads": box(40, 115, 1000, 645), "note": box(1080, 180, 480, 330), "concat-note": box(1080, 150, 480, 420),
-          "total-note": box(1080, 130, 480, 560), "real-weights": box(40, 140, 1000, 280),
-          "real-keys": box(40, 480, 1000, 220)}
+# One note box for the slide, right of the heads (or of the real model's bars).
+LAYOUT = {"heads": box(60, 120, 980, 640), "note": box(1080, 150, 460, 420),
+          "real-weights": box(60, 140, 980, 280), "real-keys": box(60, 480, 980, 220)}
 DEMO_HEADS = 3
 
 
@@ -63,7 +63,7 @@ def _sum(ctx: BuildContext) -> FrameBody:
 def _concat(ctx: BuildContext) -> FrameBody:
     chk = heads_check(ctx)  # the widths are the deck's figures: {d_v}, {concat_width}, {d_model}
     return FrameBody(counters=[counter(ctx, "heads")], notes=[note(
-        "about", LAYOUT["concat-note"], "output", checked_heads=chk["heads"],
+        "about", LAYOUT["note"], "output", checked_heads=chk["heads"],
         difference=scientific(chk["max_abs_difference"]))])
 
 
@@ -71,7 +71,7 @@ def _total(ctx: BuildContext) -> FrameBody:
     c, n = preset(ctx), len(ctx.tokens)
     v = flop_counter(c, n, "per_token")
     return FrameBody(counters=[counter(ctx, "per_token")], notes=[note(
-        "about", LAYOUT["total-note"], formula=c.flops_per_token().formula, flops=int(v.value))])
+        "about", LAYOUT["note"], formula=c.flops_per_token().formula, flops=int(v.value))])
 
 
 def _millions(x: int) -> str:
@@ -105,7 +105,7 @@ def _real(ctx: BuildContext) -> FrameBody:
     mla = c.preset.mla
     assert mla is not None  # the chapter's presets all have MLA
     return FrameBody(counters=[counter(ctx, "per_token")], widgets=_real_bars(c), notes=[note(
-        "about", LAYOUT["total-note"], nope=mla.qk_nope_head_dim, rope=mla.qk_rope_head_dim)])
+        "about", LAYOUT["note"], nope=mla.qk_nope_head_dim, rope=mla.qk_rope_head_dim)])
 
 
 STAGES = stages(HeadsParams, {"many": _many, "sum": _sum, "concat": _concat, "total": _total, "real": _real})

@@ -23,6 +23,7 @@ from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import (
     MATRIX_COLS,
     MATRIX_ROWS,
+    ROW_H,
     TABLE_COLS,
     Equation,
     causal_attention,
@@ -35,17 +36,18 @@ from attention_talk.frames.step_by_step.shared import (
     stages,
 )
 
+# Z (every token's blend, the focus row's numbers shown) on the left, then the stream X beside it,
+# wider; the slide's note keeps one box, lower right, under the row z·W_O of the next step.
 LAYOUT = {
-    "a-row": box(60, 140, 1200, 110), "result-note": box(60, 300, 1100, 110),
-    "x-row": box(60, 330, 1480, 110), "short-note": box(60, 500, 1100, 130),
-    "wo-note": box(40, 560, 420, 190), "stream-note": box(240, 684, 1120, 72),
+    "Z": box(60, 130, 700, 560), "X": box(820, 130, 720, 380), "note": box(1060, 560, 480, 190),
+    "stream-note": box(200, 630, 1200, 120),
 }
-ROW_WO = Equation(left=box(40, 400, 380, 110), middle=box(500, 130, 600, 620), right=box(1180, 400, 380, 110),
-                  op=(460, 470), equals=(1140, 470))  # a · W_O = o, the focus token
-TABLE_WO = Equation(left=box(40, 300, 420, 420), middle=box(520, 130, 520, 620), right=box(1100, 300, 460, 420),
-                    op=(490, 510), equals=(1070, 510))  # A · W_O = O, every token
-STREAM = Equation(left=box(40, 250, 480, 420), middle=box(580, 250, 440, 420), right=box(1080, 250, 480, 420),
-                  op=(550, 460), equals=(1050, 460))  # X + O = the new stream
+ROW_WO = Equation(left=box(60, 400, 360, ROW_H), middle=box(500, 130, 480, 620), right=box(1060, 400, 480, ROW_H),
+                  op=(450, 470), equals=(1020, 470))  # z · W_O = o, the focus token
+TABLE_WO = Equation(left=box(60, 300, 380, 420), middle=ROW_WO.middle, right=box(1060, 300, 480, 420),
+                    op=(470, 510), equals=(1020, 510))  # Z · W_O = O, every token; W_O stays put
+STREAM = Equation(left=box(60, 150, 460, 440), middle=box(580, 150, 440, 440), right=box(1080, 150, 460, 440),
+                  op=(550, 406), equals=(1050, 406))  # X + O = the new stream, its note below
 
 
 class OutputParams(Params):
@@ -80,23 +82,28 @@ def _w_o(ctx: BuildContext, area: Box, max_cols: int) -> Tensor:
 
 
 def _enriched(ctx: BuildContext) -> FrameBody:
-    head = _Head.of(ctx)
-    return FrameBody(counters=[counter(ctx, "mix")], tensors=[
-        _z_row(ctx, head, f"z: “{ctx.tokens[ctx.focus]}” after attention", LAYOUT["a-row"], 12)])
+    """Z = A·V as the softmax slide left it, its focus row's numbers shown: what attention made."""
+    head, toks = _Head.of(ctx), ctx.tokens
+    z = derive_output(tensor("Z", "Z = A·V", "output", head.z, LAYOUT["Z"], rows=toks, max_cols=5,
+                             highlight=Highlight(rows=[ctx.focus])),
+                      head.att.weights, ctx.story.v, row_names=toks, key_names=toks)
+    return FrameBody(counters=[counter(ctx, "mix")], tensors=[reveal_row(z, ctx.focus)])
 
 
 def _result(ctx: BuildContext) -> FrameBody:
     body = _enriched(ctx)
-    body.notes.append(note("about", LAYOUT["result-note"], "output", width=ctx.story.v.shape[1]))
+    body.notes.append(note("about", LAYOUT["note"], "output", width=ctx.story.v.shape[1]))
     return body
 
 
 def _short(ctx: BuildContext) -> FrameBody:
-    s, tok, focus = ctx.story, ctx.tokens[ctx.focus], ctx.focus
+    """Beside Z, the stream X it must join: the same rows, far wider."""
+    s, toks = ctx.story, ctx.tokens
     body = _enriched(ctx)
-    body.tensors.append(embedded(tensor("x-row", f"“{tok}” on the stream", "input", row_of(s.x, focus),
-                                        LAYOUT["x-row"], rows=[tok], max_cols=16), row_of(s.x, focus), [tok]))
-    body.notes.append(note("about", LAYOUT["short-note"], "output", stream=s.x.shape[1], width=s.v.shape[1]))
+    x = embedded(tensor("X", "the stream X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=5,
+                        highlight=Highlight(rows=[ctx.focus])), s.x, toks)
+    body.tensors.append(reveal_row(x, ctx.focus))
+    body.notes.append(note("about", LAYOUT["note"], "output", stream=s.x.shape[1], width=s.v.shape[1]))
     return body
 
 
@@ -110,7 +117,7 @@ def _wo(ctx: BuildContext) -> FrameBody:
     return FrameBody(
         tensors=[_z_row(ctx, head, "z", at.left, TABLE_COLS), _w_o(ctx, at.middle, MATRIX_COLS), o_row],
         symbols=at.signs(), counters=[counter(ctx, "mix")],
-        notes=[note("about", LAYOUT["wo-note"], "weight", rows=d_v, cols=d, weights=int(wc.value))])
+        notes=[note("about", LAYOUT["note"], "weight", rows=d_v, cols=d, weights=int(wc.value))])
 
 
 def _o_table(ctx: BuildContext, head: _Head, label: str, area: Box, highlight: Highlight | None = None) -> Tensor:

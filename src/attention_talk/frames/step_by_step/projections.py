@@ -16,6 +16,9 @@ from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import (
+    ROW_H,
+    embedded,
+    hide_numbers,
     learned,
     preset,
     row_of,
@@ -24,11 +27,12 @@ from attention_talk.frames.step_by_step.shared import (
     table_times_matrix,
 )
 
+# Keys: the query along the top with the slide's one note beside it (the same box on every step),
+# the tokens' rows below it (first X, whose rows will answer, then the keys K), W_K to their right.
 LAYOUT = {
     "W_Q": box(60, 120, 900, 640), "wq-note": box(1010, 220, 530, 300),  # the matrix alone
-    "q-row": box(60, 120, 760, 110),  # keys: the query above, keys and W_K below
-    "room-note": box(60, 300, 1100, 170), "K": box(60, 270, 760, 480), "offer-note": box(880, 300, 660, 240),
-    "W_K": box(880, 270, 660, 480), "wk-note": box(880, 112, 660, 140),
+    "q-row": box(60, 120, 760, ROW_H), "keys-note": box(880, 120, 660, 180),
+    "X": box(60, 270, 760, 480), "K": box(60, 270, 760, 480), "W_K": box(880, 320, 660, 430),
 }
 
 
@@ -95,14 +99,19 @@ def _with_keys(ctx: BuildContext) -> FrameBody:
 
 
 def _room(ctx: BuildContext) -> FrameBody:
+    """The query, and below it the rows that will answer it: every token's row of X (colours only,
+    its numbers had their step), where the keys will appear."""
+    s, toks = ctx.story, ctx.tokens
     body = _the_query(ctx)
-    body.notes.append(note("about", LAYOUT["room-note"], "key"))
+    body.tensors.append(hide_numbers(embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks,
+                                                     max_cols=5), s.x, toks)))
+    body.notes.append(note("about", LAYOUT["keys-note"], "key"))
     return body
 
 
 def _offer(ctx: BuildContext) -> FrameBody:
     body = _with_keys(ctx)
-    body.notes.append(note("about", LAYOUT["offer-note"], "key", width=ctx.story.k.shape[1]))
+    body.notes.append(note("about", LAYOUT["keys-note"], "key", width=ctx.story.k.shape[1]))
     return body
 
 
@@ -112,7 +121,7 @@ def _wk(ctx: BuildContext) -> FrameBody:
     wc = preset(ctx).weights_per_head("W_K")
     body.tensors.append(learned(tensor("W_K", "W_K", "key", s.w_k, LAYOUT["W_K"], max_rows=7, max_cols=4, digits=3),
                                 s.w_k, "W_K"))
-    body.notes.append(note("about", LAYOUT["wk-note"], "key", formula=wc.formula, weights=int(wc.value)))
+    body.notes.append(note("about", LAYOUT["keys-note"], "key", formula=wc.formula, weights=int(wc.value)))
     return body
 
 

@@ -14,9 +14,11 @@ from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.shared import row_of, stages, tokens_widget
 
+# The sentence along the top; below it every token asks ("?" under each chip), then an arrow from
+# the focus token down to its question, the note under both.
 LAYOUT = {
-    "sentence": box(160, 140, 1280, 90), "ask": box(420, 300, 760, 130),
-    "q": box(160, 300, 1280, 120), "note": box(300, 480, 1000, 140),
+    "sentence": box(160, 120, 1280, 240), "asks": box(160, 120, 1280, 360), "ask": box(300, 560, 1000, 130),
+    "q": box(160, 360, 1280, 140), "note": box(300, 560, 1000, 140),
 }
 
 
@@ -24,12 +26,13 @@ class QueryParams(Params):
     stage: Literal["ask", "vector", "dog"]
 
 
-def _sentence(ctx: BuildContext) -> FrameBody:
-    return FrameBody(widgets=[tokens_widget("sentence", ctx.tokens, LAYOUT["sentence"], focus=ctx.focus)])
+def _sentence(ctx: BuildContext, drop: str = "focus") -> FrameBody:
+    area = LAYOUT["asks" if drop == "every" else "sentence"]
+    return FrameBody(widgets=[tokens_widget("sentence", ctx.tokens, area, focus=ctx.focus, drop=drop)])
 
 
 def _ask(ctx: BuildContext) -> FrameBody:
-    body = _sentence(ctx)
+    body = _sentence(ctx, "every")
     body.notes.append(note("ask", LAYOUT["ask"], "query", word=ctx.tokens[ctx.focus]))
     return body
 

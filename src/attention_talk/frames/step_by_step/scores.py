@@ -22,9 +22,10 @@ from attention_talk.frames.step_by_step.shared import causal_attention, reveal_r
 
 # Queries down the left, keys (transposed) along the top, the map where they meet, a note beside it;
 # from "all the cells" on, the map alone, larger ("big"), with its note beside it.
-LAYOUT = {"Q": box(40, 340, 520, 420), "KT": box(600, 112, 680, 220), "map": box(600, 340, 680, 420),
-          "note": box(1310, 340, 250, 420), "big": box(260, 150, 880, 560), "big-note": box(1180, 190, 380, 400),
-          "plan": box(600, 380, 680, 170)}
+# The plan is written where Kᵀ will come; the one cell's dot product in the free corner above Q.
+LAYOUT = {"Q": box(60, 340, 500, 420), "KT": box(600, 112, 680, 220), "map": box(600, 340, 680, 420),
+          "note": box(60, 130, 500, 190), "big": box(260, 150, 880, 560), "big-note": box(1180, 190, 360, 400),
+          "plan": box(600, 130, 680, 170)}
 SHOWN = 3  # columns of Q, rows of Kᵀ shown (two and the last)
 GUTTER = 96  # room for the token names left of Kᵀ and the map, so their columns line up
 

@@ -40,16 +40,18 @@ class Equation:
 
 
 # x (1 × d) · W (d × d_k) = out (1 × d_k): the focus token's row, the matrix, the result. Sizes keep every
-# number at 20 stage units or more (16 px at 1280 × 720): see tests/test_chapter1_screen.py.
-ROW_PRODUCT = Equation(left=box(40, 400, 440, 110), middle=box(560, 130, 500, 620), right=box(1140, 400, 420, 110),
-                       op=(520, 470), equals=(1100, 470))
-ROW_COLS = 4  # columns shown of a row (three and the last)
-MATRIX_ROWS, MATRIX_COLS = 7, 4  # rows and columns shown of a d × d_k learned matrix
+# number at 25 stage units or more (20 px at 1280 × 720), two decimals in a row and three in W, with 6
+# units clear of its cell: a row's box is one full-height row (ROW_H), see tests/test_chapter1_screen.py.
+ROW_H = 136  # a one-row tensor: title 40, column labels 34, a 62-unit row
+ROW_PRODUCT = Equation(left=box(60, 400, 400, ROW_H), middle=box(550, 130, 500, 620),
+                       right=box(1140, 400, 400, ROW_H), op=(505, 470), equals=(1095, 470))
+ROW_COLS = 3  # columns shown of a row (two and the last)
+MATRIX_ROWS, MATRIX_COLS = 7, 3  # rows and columns shown of a d × d_k learned matrix
 TABLE_COLS = 3  # columns shown of a whole n-row table beside other matrices
 
 # X (n × d) · W (d × d_k) = out (n × d_k): the whole table, the matrix, every token's result.
-TABLE_PRODUCT = Equation(left=box(40, 300, 520, 420), middle=box(620, 130, 420, 620), right=box(1100, 300, 460, 420),
-                         op=(590, 510), equals=(1070, 510))
+TABLE_PRODUCT = Equation(left=box(60, 300, 450, 420), middle=ROW_PRODUCT.middle, right=box(1100, 300, 440, 420),
+                         op=(545, 510), equals=(1075, 510))  # W keeps ROW_PRODUCT's box: it stays put
 
 
 def stages(params: type[Params], table: Mapping[str, Stage]) -> dict[str, Stage]:
@@ -79,10 +81,12 @@ def mark(id: str, text: str, at: Point, **kw) -> Symbol:
 
 
 def tokens_widget(wid: str, tokens: list[str], area: Box, *, focus: int | None = None,
-                  links: list[float] | None = None, caption: str = "", kind: str = "input") -> Widget:
-    """A row of token chips; optional arcs from the focus token to others (strength 0–1)."""
-    return widget("tokens", wid, area, {"tokens": tokens, "focus": focus, "links": links, "caption": caption},
-                  kind=kind)
+                  links: list[float] | None = None, caption: str = "", kind: str = "input",
+                  drop: str = "none") -> Widget:
+    """A row of token chips; optional arcs from the focus token to others (strength 0–1), or with
+    ``drop`` the chips along the top and an arrow down from the focus token (or a "?" under each)."""
+    return widget("tokens", wid, area, {"tokens": tokens, "focus": focus, "links": links, "caption": caption,
+                                        "drop": drop}, kind=kind)
 
 
 def row_of(a: np.ndarray, i: int) -> np.ndarray:

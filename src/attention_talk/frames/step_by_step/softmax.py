@@ -41,18 +41,17 @@ TOP_WORDS = 3  # the "dog" note names the focus token's largest weights
 def _blend_layout(top: float, h: float) -> Equation:
     """A × V = Z in a band ``h`` high from ``top``."""
     mid = top + h / 2 + 20
-    return Equation(left=box(40, top, 560, h), middle=box(650, top, 400, h), right=box(1110, top, 450, h),
+    return Equation(left=box(60, top, 540, h), middle=box(650, top, 400, h), right=box(1110, top, 430, h),
                     op=(625, mid), equals=(1080, mid))
 
 
 # Every box ends above the caption band (y 760); every number is drawn at 20 stage units or more.
-SCALE = {"map": box(40, 150, 650, 480), "scaled": box(900, 150, 660, 480), "div": (795, 400),
-         "note": box(200, 650, 1200, 100)}
-ROW = {"scaled": box(40, 150, 640, 480), "weights": box(750, 150, 640, 480), "arrow": (715, 400),
-       "note": box(200, 650, 1200, 100)}  # softmax of the focus row
-ROWS = {"weights": box(40, 150, 760, 480), "sums": box(830, 150, 150, 480), "note": box(1040, 190, 520, 330)}
-BLEND = _blend_layout(150, 460)  # A × V = Z, a note below
-NOTES = {"blend": box(200, 650, 1200, 100), "dog": box(200, 650, 1200, 100)}
+# The slide's note keeps one box, under the matrices, on every step.
+NOTE = box(200, 645, 1200, 110)
+SCALE = {"map": box(60, 150, 650, 480), "scaled": box(900, 150, 640, 480), "div": (795, 400)}
+ROW = {"scaled": box(60, 150, 640, 480), "weights": box(760, 150, 640, 480), "arrow": (730, 400)}  # the focus row
+ROWS = {"weights": box(60, 150, 740, 480), "sums": box(830, 150, 150, 480)}
+BLEND = _blend_layout(150, 460)  # A × V = Z, the note below
 
 
 class SoftmaxParams(Params):
@@ -88,7 +87,7 @@ def _scale(ctx: BuildContext) -> FrameBody:
     return FrameBody(
         tensors=[reveal_row(masked_map, focus), _scaled(ctx, SCALE["scaled"])],
         symbols=[mark("div", f"÷ {root}", SCALE["div"], size=34)],
-        notes=[note("about", SCALE["note"], "scores", width=s.q.shape[1], root=root,
+        notes=[note("about", NOTE, "scores", width=s.q.shape[1], root=root,
                     score=number(float(att.scores[focus, best]), 1), scaled=number(float(att.masked[focus, best]), 2))],
         counters=[counter(ctx, "v_all")])
 
@@ -110,14 +109,14 @@ def _row(ctx: BuildContext) -> FrameBody:
     weights = reveal_row(_weights_tensor(ctx, ROW["weights"], Highlight(), f"A: the weights of “{tok}”"), ctx.focus)
     return FrameBody(tensors=[_scaled(ctx, ROW["scaled"]), weights],
                      symbols=[mark("arrow", "→", ROW["arrow"])], counters=[counter(ctx, "v_all")],
-                     notes=[note("about", ROW["note"], "weights", word=tok)])
+                     notes=[note("about", NOTE, "weights", word=tok)])
 
 
 def _all_rows(ctx: BuildContext, highlight: Highlight, **figures: object) -> FrameBody:
     """A for every row, with the computed row sums beside it."""
     return FrameBody(tensors=[_weights_tensor(ctx, ROWS["weights"], highlight), _row_sums(ctx)],
                      counters=[counter(ctx, "v_all")],
-                     notes=[note("about", ROWS["note"], "weights", **figures)])
+                     notes=[note("about", NOTE, "weights", **figures)])
 
 
 def _weights(ctx: BuildContext) -> FrameBody:
@@ -149,7 +148,7 @@ def _blend_body(ctx: BuildContext, at: Equation, v_rows: Highlight) -> FrameBody
 def _blend(ctx: BuildContext) -> FrameBody:
     body = _blend_body(ctx, BLEND, Highlight())
     body.tensors.insert(0, reveal_row(_weights_tensor(ctx, BLEND.left, Highlight(), "A"), ctx.focus))
-    body.notes.append(note("about", NOTES["blend"], "output", word=ctx.tokens[ctx.focus]))
+    body.notes.append(note("about", NOTE, "output", word=ctx.tokens[ctx.focus]))
     return body
 
 
@@ -163,7 +162,7 @@ def _dog(ctx: BuildContext) -> FrameBody:
         "title": f"A: the weights of “{toks[focus]}”", "labels": toks, "values": [float(v) for v in row],
         "digits": 2, "highlight": focus, "sum": float(row.sum()), "scale_max": 1.0,
         "future": [j > focus for j in range(len(toks))]}))  # the mask's zeros: the masked look
-    body.notes.append(note("about", NOTES["dog"], "output", word=toks[focus], parts=parts))
+    body.notes.append(note("about", NOTE, "output", word=toks[focus], parts=parts))
     return body
 
 

@@ -12,7 +12,7 @@ from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.shared import preset
 
-LAYOUT = {"stack": box(60, 115, 1480, 645)}  # above the caption band (y 760)
+LAYOUT = {"stack": box(60, 120, 1480, 640)}  # above the caption band (y 760)
 
 
 class StackParams(Params):

@@ -11,7 +11,7 @@ import numpy as np
 from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Highlight, Tensor
-from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.chapter import NoParams, Params
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.words import note
@@ -22,11 +22,15 @@ from attention_talk.frames.step_by_step.shared import causal_attention, embedded
 AMBIGUOUS = ("the bat flew out of the cave", "he swung the bat at the ball")
 WORD = "bat"
 
+# The figure on the left, the slide's one note on the right in the same box on every step, low
+# enough to bridge the two sentences of "bat": the input table; the two sentences and their rows of
+# "bat" one above the other; the sentence low in the band, its arcs rising through it.
+NOTE = box(1110, 400, 430, 350)
 LAYOUT = {
-    "X": box(60, 130, 1000, 560), "table-note": box(1110, 180, 430, 380),
-    "sent-a": box(80, 140, 1000, 80), "bat-a": box(80, 235, 1000, 110),
-    "sent-b": box(80, 420, 1000, 80), "bat-b": box(80, 515, 1000, 110), "bat-note": box(1130, 300, 410, 200),
-    "sentence": box(160, 300, 1280, 200), "neighbours-note": box(300, 540, 1000, 170),
+    "X": box(60, 130, 1000, 560),
+    "sent-a": box(60, 120, 1040, 130), "bat-a": box(60, 250, 1040, 140),
+    "sent-b": box(60, 410, 1040, 130), "bat-b": box(60, 540, 1040, 140),
+    "sentence": box(60, 120, 1000, 580),
 }
 
 
@@ -38,7 +42,7 @@ def _input_table(ctx: BuildContext, highlight: Highlight, **figures: object) -> 
     s, toks = ctx.story, ctx.tokens
     x = embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=6,
                         highlight=highlight), s.x, toks)
-    return FrameBody(tensors=[x], notes=[note("about", LAYOUT["table-note"], "input", **figures)])
+    return FrameBody(tensors=[x], notes=[note("about", NOTE, "input", **figures)])
 
 
 def _table(ctx: BuildContext) -> FrameBody:
@@ -68,7 +72,7 @@ def _bat(ctx: BuildContext) -> FrameBody:
                  _word_row("bat-b", f"“{WORD}” in sentence 2", b, xb)])
     same = bool(np.array_equal(xa[a.index(WORD)], xb[b.index(WORD)]))
     # the text picked by what the engine computed, so the slide cannot claim what is not true
-    body.notes.append(note("about", LAYOUT["bat-note"], "input", key="about" if same else "differ",
+    body.notes.append(note("about", NOTE, "input", key="about" if same else "differ",
                            also=("differ",), width=xa.shape[1]))
     return body
 
@@ -85,11 +89,20 @@ def _neighbours(ctx: BuildContext) -> FrameBody:
     earlier = " and ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
     return FrameBody(
         widgets=[tokens_widget("sentence", toks, LAYOUT["sentence"], focus=focus, links=neighbour_links(ctx))],
-        notes=[note("about", LAYOUT["neighbours-note"], key="about" if earlier else "first", also=("first",),
+        notes=[note("about", NOTE, key="about" if earlier else "first", also=("first",),
                     word=toks[focus], earlier=earlier)])
 
 
 STAGES = stages(ContextParams, {"table": _table, "pick": _pick, "bat": _bat, "neighbours": _neighbours})
+
+COVER = box(160, 490, 1280, 270)  # under the deck's title and subtitle (templates/slides/title.html)
+
+
+@CHAPTER.builder("story.cover")
+def cover(ctx: BuildContext, _p: NoParams) -> FrameBody:
+    """The title's picture: the story's sentence, the focus token's arcs to the words it will read."""
+    arcs = neighbour_links(ctx)
+    return FrameBody(widgets=[tokens_widget("sentence", ctx.tokens, COVER, focus=ctx.focus, links=arcs)])
 
 
 @CHAPTER.builder("story.context", ContextParams, notes=("about", "differ", "first"))

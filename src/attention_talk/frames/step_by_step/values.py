@@ -19,7 +19,6 @@ from attention_talk.frames.step_by_step.shared import (
     ROW_PRODUCT,
     causal_attention,
     embedded,
-    focus_row_in,
     focus_row_out,
     hide_numbers,
     mark,
@@ -29,10 +28,10 @@ from attention_talk.frames.step_by_step.shared import (
     table_times_matrix,
 )
 
+# One note box for the slide, under the value row on the right; the input table stays on the left
+# while the value of its focus row appears, then gives way to x · W_V = v (ROW_PRODUCT).
 LAYOUT = {
-    "X": box(40, 130, 860, 560), "map": box(1060, 120, 500, 330), "where-note": box(960, 500, 600, 220),
-    "v-row": box(620, 400, 600, 110), "vector-note": box(300, 580, 1000, 140),  # x → v, no matrix yet
-    "wv-note": box(1140, 560, 420, 190),
+    "X": box(60, 130, 700, 560), "map": box(800, 120, 740, 400), "note": box(1140, 560, 400, 190),
 }
 
 
@@ -50,18 +49,20 @@ def _where(ctx: BuildContext) -> FrameBody:
                  hide_numbers(derive_scores(tensor("map", "masked map", "mask", att.scores + att.mask, LAYOUT["map"],
                                                    rows=toks, cols=toks, digits=0, heat=True),
                                             s.q, s.k, row_names=toks, col_names=toks, mask=att.mask))],
-        notes=[note("about", LAYOUT["where-note"], "value")])
+        notes=[note("about", LAYOUT["note"], "value")])
 
 
 def _vector(ctx: BuildContext) -> FrameBody:
-    s = ctx.story
+    """The input table stays; its focus row's value appears where W_V's product will put it."""
+    s, toks = ctx.story, ctx.tokens
+    x = embedded(tensor("X", "input table X", "input", s.x, LAYOUT["X"], rows=toks, max_cols=5,
+                        highlight=Highlight(rows=[ctx.focus])), s.x, toks)
     return FrameBody(
-        tensors=[focus_row_in(ctx, ROW_PRODUCT.left),
-                 focus_row_out(ctx, LAYOUT["v-row"], s.w_v, s.v, w_name="W_V", name="v-row", label="v",
-                               kind="value")],
+        tensors=[x, focus_row_out(ctx, ROW_PRODUCT.right, s.w_v, s.v, w_name="W_V", name="v-row", label="v",
+                                  kind="value")],
         counters=[counter(ctx, "scores")],
-        symbols=[mark("arrow", "→", ROW_PRODUCT.op)],
-        notes=[note("about", LAYOUT["vector-note"], "value", word=ctx.tokens[ctx.focus], width=s.v.shape[1])])
+        symbols=[mark("arrow", "→", (950, ROW_PRODUCT.op[1]))],
+        notes=[note("about", LAYOUT["note"], "value", word=toks[ctx.focus], width=s.v.shape[1])])
 
 
 def _wv(ctx: BuildContext) -> FrameBody:
@@ -69,7 +70,7 @@ def _wv(ctx: BuildContext) -> FrameBody:
                             out_kind="value")
     body.counters.append(counter(ctx, "scores"))
     wc = preset(ctx).weights_per_head("W_V")
-    body.notes.append(note("about", LAYOUT["wv-note"], "value", formula=wc.formula))
+    body.notes.append(note("about", LAYOUT["note"], "value", formula=wc.formula))
     return body
 
 

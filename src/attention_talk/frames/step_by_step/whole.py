@@ -17,7 +17,7 @@ from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import counter
 from attention_talk.frames.step_by_step.shared import causal_attention
 
-LAYOUT = {"flow": box(40, 115, 1520, 645)}  # above the caption band (y 760)
+LAYOUT = {"flow": box(60, 120, 1480, 640)}  # above the caption band (y 760)
 
 
 class WholeParams(Params):

@@ -17,6 +17,10 @@ class TokensData(WidgetData):
     links: list[float] | None = Field(description="Arc strength 0–1 from the focus token to each token; "
                                       "null draws no arcs.")
     caption: str = Field(description="A caption for the row (not drawn by the view today).")
+    drop: Literal["none", "focus", "every"] = Field(
+        default="none", description="none: the chips along the box's bottom (arcs rise above them); "
+        "focus: the chips along its top and an arrow from the focus token down to the box's bottom, "
+        "where its vector is drawn; every: an arrow and a “?” under every chip (each token asks).")
 
 
 class TokensWidget(Widget):
