@@ -199,3 +199,18 @@ def test_every_note_and_card_on_stage_is_at_most_25_words(deck: str) -> None:
             long += [(slide.id, where, f"card {k}", _stage_words(c.body)) for k, c in words.cards.items()
                      if _stage_words(c.body) > MAX_STAGE_WORDS]
     assert long == []
+
+
+@pytest.mark.parametrize(("words", "says"), [
+    ({"notes": {"about": "word " * 26}}, "note 'about': 26 words; a text on stage is at most 25"),
+    ({"cards": {"rnn": {"title": "RNN", "body": "word " * 31}}}, "body: 31 words; a text on stage is at most 25"),
+])
+def test_a_deck_with_a_longer_text_on_stage_is_refused_naming_it(words, says) -> None:
+    """The rule above, enforced where authors meet it: `attention-talk validate` and every load."""
+    from pydantic import ValidationError
+
+    from attention_talk.deck import Words
+
+    with pytest.raises(ValidationError, match=re.escape(says)):
+        Words.model_validate(words)
+    assert Words.model_validate({"notes": {"about": "{n} tokens, " + "word " * 23}})  # 25: allowed

@@ -113,6 +113,22 @@ def check_placeholders(text: str) -> str:
 
 Text = Annotated[str, Field(min_length=1, max_length=600)]
 
+MAX_STAGE_WORDS = 25  # VISUAL.md §2: a note or card on stage says one thing; the rest goes to the narration
+
+
+def stage_words(text: str) -> int:
+    """Words as the audience reads them: a {placeholder} counts as one word (one number), markup none."""
+    return len(re.sub(r"<[^>]+>", " ", text).split())
+
+
+def check_stage_words(text: str) -> str:
+    """``text`` when it is short enough to read on stage; ValueError naming its length otherwise."""
+    n = stage_words(text)
+    if n > MAX_STAGE_WORDS:
+        raise ValueError(f"{n} words; a text on stage is at most {MAX_STAGE_WORDS} "
+                         "(say the rest in the step's narration)")
+    return text
+
 
 class CardWords(_Strict):
     """The words of one card a builder draws: its heading, an optional short line under it, its text."""
@@ -125,6 +141,10 @@ class CardWords(_Strict):
     def _plain_placeholders(self) -> CardWords:
         for text in (self.title, self.tag or "", self.body):
             check_placeholders(text)
+        try:
+            check_stage_words(self.body)
+        except ValueError as exc:
+            raise ValueError(f"body: {exc}") from None
         return self
 
 
@@ -142,6 +162,7 @@ class Words(_Strict):
         for id, text in notes.items():
             try:
                 check_placeholders(text)
+                check_stage_words(text)
             except ValueError as exc:
                 raise ValueError(f"note {id!r}: {exc}") from None
         return notes
