@@ -75,7 +75,7 @@ def mask_added_step(ctx: BuildContext, p: MaskAddedParams) -> FrameBody:
     what = f"causal + {count(p.padding)} padding" if p.padding else "causal"
     root = f"√{count(att.q.shape[1])}"
     data = mask_addition(att.scaled, mask, toks, toks, stage=p.stage, scores_label=f"S / {root}",
-                         mask_label=f"M: {what}", result_label=f"S / {root} + M")
+                         mask_label=f"M: {what}", result_label=f"S / {root} + M", digits=1)
     return FrameBody(
         widgets=[widget("mask", "mask-added", LAYOUT["widget"], data, kind="mask")],
         notes=[note("about", LAYOUT["note"], "mask", word=toks[ctx.focus],
