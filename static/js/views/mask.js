@@ -75,6 +75,14 @@ function drawMask(root, d, g) {
   return grp;
 }
 
+/** When a blocked cell takes the masked look: once M has landed, one diagonal after the other. */
+const landing = (r, c) => ({ delay: PHASE * 1.2 + Math.max(0, c - r - 1) * 60, duration: 320 });
+
+/** The masked look of the blocked cells, at rest (the same state the landing ends in). */
+function blockedAtRest(d, nums) {
+  for (const { cell, r, c } of nums) if (blocked(d, r, c)) for (const part of [...cell.children].slice(1)) morph(part, null, { opacity: 1 });
+}
+
 /** M travels onto the scores (fully seen), then fades; as it lands, each cell it blocks changes look,
  * a diagonal at a time, its old number fading under the "−∞". */
 function land(root, d, g, nums, fromApart) {
@@ -85,10 +93,9 @@ function land(root, d, g, nums, fromApart) {
     { transform: to, opacity: 1, offset: 0.65 }, { transform: to, opacity: 0 }],
   { duration: PHASE * 1.8, easing: "ease-in-out", fill: "forwards" });
   a.finished.then(() => mask.remove(), () => mask.remove());
-  const landed = PHASE * 1.2;
   for (const { cell, r, c } of nums) {
     if (!blocked(d, r, c)) continue;
-    const at = { delay: landed + Math.max(0, c - r - 1) * 60, duration: 320 };
+    const at = landing(r, c);
     for (const part of [...cell.children].slice(1)) morph(part, { opacity: 0 }, { opacity: 1 }, at);
     const old = label(cell, number(d.scores[r][c], d.digits ?? 2), { class: "mech-cell-num",
       x: GUTTER + (c + 0.5) * g.cw, y: g.top + (r + 0.5) * g.ch, "text-anchor": "middle", "dominant-baseline": "central" });
@@ -115,6 +122,7 @@ function render(el, widget) {
       { delay: stage === "added" ? PHASE * 1.2 : 0 });
   }
   if (stage === "added" && moving) land(root, d, g, nums, prev === "apart");
+  else if (stage === "added") blockedAtRest(d, nums);
   const stops = [...root.querySelectorAll(".mech-num")];
   setRoving(stops, 0);
   rovingLine(root, () => stops);

@@ -33,17 +33,18 @@ function drawHistogram(root, d, g, stage) {
   const grp = svg("g", { class: "mech-hist kind-scores" }, root);
   label(grp, d.raw_label, { class: "mech-title", x: 20, y: 36 });
   const scaledLabel = label(grp, d.scaled_label, { class: "mech-title", x: 20, y: g.base[0] + 54 });
-  scaledLabel.style.opacity = stage === "scaled" ? "1" : "0";
+  morph(scaledLabel, null, { opacity: stage === "scaled" ? 1 : 0 });
   for (const y of g.base) svg("line", { class: "mech-axis", x1: 20, x2: g.histW - 20, y1: y, y2: y }, grp);
   for (const t of d.ticks) {
     label(grp, number(t, 0), { class: "mech-tick", x: g.x(t), y: g.base[1] + 34, "text-anchor": "middle" });
     svg("line", { class: `mech-grid${t === 0 ? " zero" : ""}`, x1: g.x(t), x2: g.x(t), y1: 50, y2: g.base[1] }, grp);
   }
   drawCounts(svg("g", { class: "mech-raw" }, grp), d, g, d.raw_counts, 0);
-  const scaled = svg("g", { class: "mech-scaled" }, grp);
+  const scaled = svg("g", { class: "mech-scaled" }, grp), y = g.base[1];
   if (stage === "scaled") drawCounts(scaled, d, g, d.scaled_counts, 1);
+  morph(scaled, null, { transform: `translate(0px, ${y}px) scale(1, 1) translate(0px, ${-y}px)` });
   const divide = label(grp, `÷ ${number(d.divisor, 1)}`, { class: "mech-sign", x: g.histW * 0.55, y: g.base[0] + 130 });
-  divide.style.opacity = stage === "scaled" ? "1" : "0";
+  morph(divide, null, { opacity: stage === "scaled" ? 1 : 0 });
   return { grp, scaled, scaledLabel, divide };
 }
 
