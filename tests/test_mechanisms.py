@@ -175,3 +175,25 @@ def test_each_view_reads_exactly_its_models_fields(kind) -> None:
     assert read - fields == set(), f"{kind}.js reads keys its model does not have"
     assert through_table <= fields
     assert fields - read - through_table == set(), f"{kind}.js never reads these fields"
+
+
+# ---- docs/decks.md's examples ------------------------------------------------------------------
+
+
+def test_every_documented_example_step_validates_and_draws_its_kind(tmp_path) -> None:
+    """Each mechanism kind's example in docs/decks.md (frames/catalog.py MECHANISM_EXAMPLES) is a step
+    a deck can use as it is: it validates, its words fill, and it draws that kind."""
+    import yaml
+
+    from attention_talk.frames.catalog import MECHANISM_EXAMPLES
+
+    assert set(MECHANISM_EXAMPLES) == {"softmax", "mask", "scaling"}
+    deck = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
+    deck["id"] = "examples"
+    deck["slides"] = [{"id": kind, "title": kind, "notes": "an example", "steps": yaml.safe_load(step)}
+                      for kind, step in MECHANISM_EXAMPLES.items()]
+    path = tmp_path / "examples.yaml"
+    path.write_text(yaml.safe_dump(deck, allow_unicode=True), encoding="utf-8")
+    frames = build_deck_frames(load_deck(path))
+    assert {kind: [w.type for f in frames[kind] for w in f.widgets] for kind in MECHANISM_EXAMPLES} == {
+        kind: [kind] for kind in MECHANISM_EXAMPLES}

@@ -1,10 +1,10 @@
 """Widgets, typed: one pydantic model per widget kind, the contract between builders and JS views.
 
 A widget is anything drawn that is not a matrix. Each kind is a ``Widget`` subclass with
-``type: Literal["<name>"]`` and ``data: <Name>Data`` (in ``diagrams``, ``charts`` or ``mechanisms``); ``AnyWidget``
-is their union, told apart by ``type``. ``FrameBody.widgets`` is a ``list[AnyWidget]``, so the
-frames' OpenAPI schema documents every kind's data, and builders (through ``kit.widgets.widget``)
-cannot send a view a key it does not know. How to add a kind: see ``Widget``.
+``type: Literal["<name>"]`` and ``data: <Name>Data`` (in ``diagrams``, ``charts`` or
+``mechanisms``); ``AnyWidget`` is their union, told apart by ``type``. ``FrameBody.widgets`` is a
+``list[AnyWidget]``, so the frames' OpenAPI schema documents every kind's data, and builders (through
+``kit.widgets.widget``) cannot send a view a key it does not know. How to add a kind: see ``Widget``.
 
 Data models hold exactly the keys the builders send. A field with a default may be left out by a
 builder; it is then left out of the JSON too (see ``WidgetData``), so the JSON is what was passed.
@@ -26,7 +26,8 @@ __all__ = ["WIDGET_KINDS", "WIDGET_TYPES", "AnyWidget", "Widget", "WidgetData"]
 
 def _kinds() -> list[type[Widget]]:
     """Every widget kind defined in the kind modules: a ``Widget`` subclass with its own ``type``
-    literal. Adding a kind to ``charts``, ``diagrams`` or ``mechanisms`` is all the Python a new kind needs."""
+    literal. Adding a kind to ``charts``, ``diagrams`` or ``mechanisms`` is all the Python a new kind
+    needs."""
     found = []
     for module in (charts, diagrams, mechanisms):
         for obj in vars(module).values():
