@@ -88,6 +88,7 @@ function blockedAtRest(d, nums) {
 function land(root, d, g, nums, fromApart) {
   const mask = drawMask(root, d, g), start = fromApart ? 0 : g.W * 0.4, to = `translate(${-g.right}px, 0px)`;
   mask.setAttribute("aria-hidden", "true");
+  for (const t of mask.querySelectorAll(".mech-title, .mech-token")) t.remove();  // only the cells travel
   for (const t of mask.querySelectorAll(".mech-num")) t.removeAttribute("tabindex");
   const a = mask.animate([{ transform: `translate(${start}px, 0px)`, opacity: fromApart ? 1 : 0 },
     { transform: to, opacity: 1, offset: 0.65 }, { transform: to, opacity: 0 }],

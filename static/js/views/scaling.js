@@ -63,6 +63,8 @@ function squeeze(d, g, parts) {
   for (const el of [parts.scaledLabel, parts.divide]) morph(el, { opacity: 0 }, { opacity: 1 }, { duration: PHASE });
 }
 
+const MIN_OUTLINE = 0.005;  // a weight whose "before" outline is drawn (thinner would not show)
+
 function weightState(d, g, i, stage) {
   const w = (stage === "raw" ? d.raw_weights : d.scaled_weights)[i], y = g.wTop + i * g.wRow;
   const trackX = g.wx + 130, trackW = g.W - trackX - 100;
@@ -79,7 +81,9 @@ function drawWeights(root, d, g, stage, was) {
     label(grp, tok, { class: "mech-token", x: s.trackX - 14, y: cy, "text-anchor": "end", "dominant-baseline": "central" });
     svg("rect", { class: "mech-track", x: s.trackX, y: s.y + g.wRow * 0.2, width: s.trackW, height: g.wRow * 0.6, rx: 4 }, grp);
     if (d.masked[i]) hatch(grp, s.trackX, s.y + g.wRow * 0.2, s.trackW, g.wRow * 0.6, 12);
-    if (stage === "scaled" && !d.masked[i]) {
+    // The old weight's outline, where there is one to see (a near-zero width with a non-scaling
+    // stroke is a near-singular transform, which Chromium's painter takes seconds to stroke).
+    if (stage === "scaled" && d.raw_weights[i] >= MIN_OUTLINE) {
       const before = weightState(d, g, i, "raw");
       morph(unitRect(grp, { class: "mech-before" }), p && { ...before.bar, opacity: 0 }, { ...before.bar, opacity: 1 });
     }

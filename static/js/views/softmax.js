@@ -123,7 +123,10 @@ function render(el, widget) {
   root.setAttribute("aria-label", `${d.title}: softmax, ${FORMULA[stage]}`);
   const now = stateAt(d, g, stage), was = prev && !reducedMotion(el) ? stateAt(d, g, prev) : null;
   const hatches = drawStill(root, d, g, stage);
-  const segs = d.labels.map((_, i) => unitRect(root, { class: `mech-segment${i % 2 ? " alt" : ""}` }));
+  // A segment too thin to see is not drawn: its non-scaling stroke on a near-singular transform
+  // (e^−∞ = 0 high) would cost Chromium's painter far more than it shows.
+  const segs = d.labels.map((_, i) => ((d.exps[i] * g.up) / d.total >= 0.5
+    ? unitRect(root, { class: `mech-segment${i % 2 ? " alt" : ""}` }) : null));
   const bars = d.labels.map(() => unitRect(root, { class: "mech-bar" }));
   const lines = { axis: drawLine(root, g, "mech-zero", "0", g.right, { line: "mech-axis" }),
     maxLine: drawLine(root, g, "mech-max", `max ${number(d.row_max, 2)}`, g.right, { end: true }),
@@ -133,7 +136,7 @@ function render(el, widget) {
   bars.forEach((b, i) => morph(b, was?.bars[i], now.bars[i]));
   // Leaving the bars, each segment starts as a full copy of its bar (at rest it is not drawn there).
   const lift = (st) => (st && prev === "exp" ? { ...st, opacity: 1 } : st);
-  segs.forEach((s, i) => morph(s, lift(was?.segments[i]), now.segments[i], { delay: stagger(i) }));
+  segs.forEach((s, i) => s && morph(s, lift(was?.segments[i]), now.segments[i], { delay: stagger(i) }));
   hatches.forEach((h, i) => h && morph(h, was?.hatches[i], now.hatches[i]));
   segLabels.forEach((s, i) => morph(s, was?.segLabels[i], now.segLabels[i], { delay: stagger(i) }));
   for (const key of ["axis", "maxLine", "oneLine"]) morph(lines[key], was?.[key], now[key]);
