@@ -10,7 +10,7 @@ import re
 from attention_talk.paths import data_dir
 
 CSS = data_dir("static") / "css"
-STAGE_SHEETS = ("talk.css", "walkthrough.css")  # what draws on the stage (the others are chrome)
+STAGE_SHEETS = ("talk.css", "walkthrough.css", "mechanisms.css")  # what draws on the stage (the others: chrome)
 
 
 def css_scale() -> dict[str, float]:

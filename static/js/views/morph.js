@@ -4,7 +4,12 @@
 // only, ease-in-out, 300–700 ms per phase; views/motion.js `settle` finishes them when a key comes
 // mid-motion). With reduced motion nothing animates and the end state is the same. The masked look
 // (VISUAL.md §5: hatched, "−∞", a greyed "0") is drawn here too, so all three draw it alike.
+import { stylesheet } from "../lib/stylesheet.js";
 import { svg } from "./dom.js";
+
+// The mechanisms' style sheet applies before any of their views can draw: widget-views.js awaits a
+// view's import before it hands out the frames that need it, and this import waits for the sheet.
+await stylesheet("mechanisms.css");
 
 export const PHASE = 600;  // ms, one phase of a mechanism's motion
 const EASE = "ease-in-out";
