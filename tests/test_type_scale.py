@@ -10,7 +10,7 @@ import re
 from attention_talk.paths import data_dir
 
 CSS = data_dir("static") / "css"
-STAGE_SHEETS = ("talk.css", "walkthrough.css")  # what draws on the stage (the others are chrome)
+STAGE_SHEETS = ("talk.css", "walkthrough.css", "mechanisms.css")  # what draws on the stage (the others: chrome)
 # Selectors whose text may sit under the floor: index numbers, and chrome off the stage.
 OFF_THE_FLOOR = re.compile(r"axis-label|index|tick|position|skip-link|help|first-hint|lede|deck-list|lab-cta|not\(\.js")
 

@@ -50,6 +50,18 @@ SAMPLES: dict[str, dict[str, Any]] = {
                 "col_axis": "layer", "values": [[0.1, 0.5, 0.2], [0.3, 0.9, 0.0]], "winner": [1, 1], "stage": "zoom",
                 "zoom": {"title": "layer 1, head 1", "rows": ["the", "dog"], "cols": ["the", "dog"],
                          "weights": [[1.0, 0.0], [0.9, 0.1]], "targets": [[1, 0]]}},
+    # issue 30's mechanism kinds, until the talk decks draw them (their demo: tests/browser/decks/mechanisms-demo.yaml)
+    "softmax": {"title": "the row of “b”", "labels": ["a", "b", "c"], "scores": [1.0, 2.0, None], "row_max": 2.0,
+                "shifted": [-1.0, 0.0, None], "exps": [0.36787944117144233, 1.0, 0.0], "total": 1.3678794411714423,
+                "weights": [0.2689414213699951, 0.7310585786300049, 0.0], "stage": "exp"},
+    "mask": {"rows": ["a", "b"], "cols": ["a", "b"], "scores": [[1.0, 2.0], [3.0, 4.0]],
+             "mask": [[0.0, None], [0.0, 0.0]], "result": [[1.0, None], [3.0, 4.0]], "stage": "added",
+             "scores_label": "S / √2", "mask_label": "M: causal",
+             "result_label": "S / √2 + M"},
+    "scaling": {"edges": [0.0, 1.0, 2.0], "raw_counts": [1, 3], "scaled_counts": [4, 0], "raw_label": "Q·Kᵀ",
+                "scaled_label": "Q·Kᵀ / √4", "ticks": [0.0, 2.0], "divisor": 2.0, "labels": ["a", "b"],
+                "raw_weights": [0.1, 0.9], "scaled_weights": [0.3, 0.7], "masked": [False, False], "row_title": "t",
+                "stage": "scaled"},
 }
 
 # a few data fields per kind that the OpenAPI schema must document (each view reads them)
@@ -66,9 +78,12 @@ DOCUMENTED = {
     "heatmap": {"title", "rows", "cols", "row_axis", "col_axis", "values", "winner", "stage", "zoom"},
     "histogram": {"series", "caption"},
     "link": {"title", "text", "href", "detail"},
+    "mask": {"rows", "cols", "scores", "mask", "result", "stage"},
     "pipeline": {"stages", "active"},
     "rnn": {"source", "states", "target", "mode", "weights", "focus"},
+    "scaling": {"edges", "raw_counts", "scaled_counts", "divisor", "raw_weights", "scaled_weights", "masked", "stage"},
     "slider": {"options", "selected", "heads", "title", "square_label"},
+    "softmax": {"labels", "scores", "row_max", "shifted", "exps", "total", "weights", "stage"},
     "stack": {"tokens", "layers", "d_model", "zoom"},
     "token-picker": {"tokens", "rows", "sums", "selected", "title"},
     "tokens": {"tokens", "focus", "links"},

@@ -1,12 +1,10 @@
 """Decks: the talk's content, one YAML file per deck in ``slides/``, validated with pydantic.
 
-This module reads and checks a deck's structure only. ``attention_talk.frames.load_deck`` is what
-callers use: it also checks each step's builder and parameters and fills the placeholders, and
-returns a deck ready to build.
-
-A deck holds slides; a slide holds steps; a step is one key press: a caption (what the audience
-reads), a narration (what a student alone needs, and what screen readers announce) and a frame
-spec naming the frame builder that computes what is drawn. No number is ever written here.
+This module reads and checks a deck's structure only; callers use ``attention_talk.frames.load_deck``,
+which also checks each step's builder and parameters, fills the placeholders and returns a deck
+ready to build. A deck holds slides; a slide holds steps; a step is one key press: a caption (what
+the audience reads), a narration (what a student alone needs, what screen readers announce) and a
+frame spec naming the builder that computes what is drawn. No number is ever written here.
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from attention_talk import mathml
 from attention_talk.engine.costs import PRESETS
+from attention_talk.formatting import check_stage_words
 
 log = logging.getLogger(__name__)
 
@@ -113,22 +112,6 @@ def check_placeholders(text: str) -> str:
 
 Text = Annotated[str, Field(min_length=1, max_length=600)]
 
-MAX_STAGE_WORDS = 25  # VISUAL.md §2: a note or card on stage says one thing; the rest goes to the narration
-
-
-def stage_words(text: str) -> int:
-    """Words as the audience reads them: a {placeholder} counts as one word (one number), markup none."""
-    return len(re.sub(r"<[^>]+>", " ", text).split())
-
-
-def check_stage_words(text: str) -> str:
-    """``text`` when it is short enough to read on stage; ValueError naming its length otherwise."""
-    n = stage_words(text)
-    if n > MAX_STAGE_WORDS:
-        raise ValueError(f"{n} words; a text on stage is at most {MAX_STAGE_WORDS} "
-                         "(say the rest in the step's narration)")
-    return text
-
 
 class CardWords(_Strict):
     """The words of one card a builder draws: its heading, an optional short line under it, its text."""
@@ -139,12 +122,9 @@ class CardWords(_Strict):
 
     @model_validator(mode="after")
     def _plain_placeholders(self) -> CardWords:
-        for text in (self.title, self.tag or "", self.body):
+        for text in (self.title, self.tag or ""):
             check_placeholders(text)
-        try:
-            check_stage_words(self.body)
-        except ValueError as exc:
-            raise ValueError(f"body: {exc}") from None
+        check_stage_words(check_placeholders(self.body), "body: ")
         return self
 
 
@@ -161,8 +141,7 @@ class Words(_Strict):
     def _plain_note_placeholders(cls, notes: dict[str, str]) -> dict[str, str]:
         for id, text in notes.items():
             try:
-                check_placeholders(text)
-                check_stage_words(text)
+                check_stage_words(check_placeholders(text))
             except ValueError as exc:
                 raise ValueError(f"note {id!r}: {exc}") from None
         return notes

@@ -16,6 +16,7 @@ Rules:
 from __future__ import annotations
 
 import math
+import re
 from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 
@@ -71,3 +72,22 @@ def vector(values, digits: int = 2) -> str:
 def shape(*dims: int) -> str:
     """Tensor dimensions: 7 × 7,168."""
     return " × ".join(count(int(d)) for d in dims)
+
+
+# The words of a text on stage (VISUAL.md §2: a note or a card says one thing; the rest goes to the
+# narration). The deck format refuses a longer one (deck.Words, deck.CardWords).
+MAX_STAGE_WORDS = 25  # VISUAL.md §2: a note or card on stage says one thing; the rest goes to the narration
+
+
+def stage_words(text: str) -> int:
+    """Words as the audience reads them: a {placeholder} counts as one word (one number), markup none."""
+    return len(re.sub(r"<[^>]+>", " ", text).split())
+
+
+def check_stage_words(text: str, what: str = "") -> str:
+    """``text`` when it is short enough to read on stage; ValueError naming ``what`` and its length."""
+    n = stage_words(text)
+    if n > MAX_STAGE_WORDS:
+        raise ValueError(f"{what}{n} words; a text on stage is at most {MAX_STAGE_WORDS} "
+                         "(say the rest in the step's narration)")
+    return text

@@ -109,13 +109,60 @@ def figures_markdown(deck: Deck) -> str:
     return f"| placeholder | value in `{deck.id}` |\n|---|---|\n{rows}"
 
 
+# The mechanism widgets (frames/widgets/mechanisms.py), each with a step that draws it: the builder
+# and params, and the words its note needs. tests/test_mechanisms.py builds every example.
+MECHANISM_EXAMPLES: dict[str, str] = {
+    "softmax": """- caption: Subtract the row's largest score
+  narration: Every bar slides down by the row max, so the largest is 0.
+  frame: {builder: story.softmax-process, params: {stage: shift}}
+  words:
+    notes:
+      about: "Minus {row_max}, the score of “{best}”: every bar slides down by it."
+""",
+    "mask": """- caption: Added to the scores
+  narration: The mask slides onto the scores and is added; the blocked cells become −∞.
+  frame: {builder: story.mask-added, params: {stage: added}}
+  words:
+    notes:
+      about: Plus 0 keeps a score; plus −∞ blocks it ({blocked} cells).
+""",
+    "scaling": """- caption: Divided by √d_k, the spread shrinks
+  narration: The same scores divided by the square root of d_k, on the same axis.
+  frame: {builder: story.scaling, params: {stage: scaled}}
+  words:
+    notes:
+      about: Divided by {divisor}, the spread shrinks and the weights flatten.
+""",
+}
+
+
+def mechanisms_markdown() -> str:
+    """Each mechanism widget kind: what it draws, its stages, and a step that draws it."""
+    from attention_talk.frames.widgets import WIDGET_KINDS
+
+    parts = []
+    for kind, step in MECHANISM_EXAMPLES.items():
+        model = WIDGET_KINDS[kind]
+        stage = model.model_fields["data"].annotation.model_fields["stage"]
+        doc = " ".join(line.strip() for line in (model.__doc__ or "").split("\n"))
+        parts.append(f"### `{kind}`\n\n{doc} Stages, one per step: {_allowed(_stage_schema(stage))}; the view "
+                     f"moves from the stage it drew before.\n\n```yaml\n{step.rstrip()}\n```")
+    return "\n\n".join(parts)
+
+
+def _stage_schema(field: Any) -> dict[str, Any]:
+    from typing import get_args
+
+    return {"enum": list(get_args(field.annotation))}
+
+
 def decks_markdown(example_yaml: str, example: Deck, shipped: list[Deck]) -> str:
     """The whole of ``docs/decks.md``: the format, the example deck, the builders, the figures."""
     figure_sections = "\n\n".join(f"### In `{d.id}`\n\n{figures_markdown(d)}" for d in shipped)
     return DECKS_MD.format(
         templates=", ".join(f"`{t}`" for t in TEMPLATES), presets=", ".join(f"`{p}`" for p in PRESETS),
         example=example_yaml.rstrip(), builders=builders_markdown(), example_figures=figures_markdown(example),
-        figures=figure_sections)
+        mechanisms=mechanisms_markdown(), figures=figure_sections)
 
 
 DECKS_MD = """# Writing a deck
@@ -193,6 +240,13 @@ Its placeholders:
 
 `attention-talk builders` prints the same list.
 {builders}
+
+## Mechanism widgets
+
+Widgets that draw a mechanism as it happens, fed with the engine's numbers (a builder computes
+them with `frames/kit/mechanisms.py`). Each is one stage per step: the step after moves it on.
+
+{mechanisms}
 
 ### Many heads, drawn: `head-maps`, `concat`, `heatmap`
 

@@ -5,6 +5,7 @@ from attention_talk.frames.step_by_step import (  # noqa: F401  (each module reg
     figures,
     growth,
     heads,
+    mechanisms,
     mechanisms_heads,
     output,
     projections,

@@ -1,10 +1,10 @@
 """Widgets, typed: one pydantic model per widget kind, the contract between builders and JS views.
 
 A widget is anything drawn that is not a matrix. Each kind is a ``Widget`` subclass with
-``type: Literal["<name>"]`` and ``data: <Name>Data`` (in ``diagrams`` or ``charts``); ``AnyWidget``
-is their union, told apart by ``type``. ``FrameBody.widgets`` is a ``list[AnyWidget]``, so the
-frames' OpenAPI schema documents every kind's data, and builders (through ``kit.widgets.widget``)
-cannot send a view a key it does not know. How to add a kind: see ``Widget``.
+``type: Literal["<name>"]`` and ``data: <Name>Data`` (in ``diagrams``, ``charts`` or
+``mechanisms``); ``AnyWidget`` is their union, told apart by ``type``. ``FrameBody.widgets`` is a
+``list[AnyWidget]``, so the frames' OpenAPI schema documents every kind's data, and builders (through
+``kit.widgets.widget``) cannot send a view a key it does not know. How to add a kind: see ``Widget``.
 
 Data models hold exactly the keys the builders send. A field with a default may be left out by a
 builder; it is then left out of the JSON too (see ``WidgetData``), so the JSON is what was passed.
@@ -18,7 +18,7 @@ from typing import Annotated, Union, get_args
 
 from pydantic import Field
 
-from attention_talk.frames.widgets import charts, diagrams, mechanisms_heads
+from attention_talk.frames.widgets import charts, diagrams, mechanisms, mechanisms_heads
 from attention_talk.frames.widgets.base import Widget, WidgetData
 
 __all__ = ["WIDGET_KINDS", "WIDGET_TYPES", "AnyWidget", "Widget", "WidgetData"]
@@ -26,9 +26,10 @@ __all__ = ["WIDGET_KINDS", "WIDGET_TYPES", "AnyWidget", "Widget", "WidgetData"]
 
 def _kinds() -> list[type[Widget]]:
     """Every widget kind defined in the kind modules: a ``Widget`` subclass with its own ``type``
-    literal. Adding a kind to ``charts`` or ``diagrams`` is all the Python a new kind needs."""
+    literal. Adding a kind to ``charts``, ``diagrams`` or ``mechanisms`` is all the Python a new kind
+    needs."""
     found = []
-    for module in (charts, diagrams, mechanisms_heads):
+    for module in (charts, diagrams, mechanisms, mechanisms_heads):
         for obj in vars(module).values():
             if (isinstance(obj, type) and issubclass(obj, Widget) and obj is not Widget
                     and obj.__module__ == module.__name__ and get_args(obj.model_fields["type"].annotation)):

@@ -35,10 +35,10 @@ class Widget(Strict):
 
     To add a widget kind:
 
-    1. one Python model, in ``frames/widgets/diagrams.py`` or ``charts.py``: a
+    1. one Python model, in ``frames/widgets/diagrams.py``, ``charts.py`` or ``mechanisms.py``: a
        ``<Name>Data(WidgetData)`` with one described field per key the builders pass (and the view
        reads), a ``<Name>Widget(Widget)`` with ``type: Literal["<name>"]`` and ``data: <Name>Data``;
-       then add the widget class to ``AnyWidget`` in ``frames/widgets/__init__.py``;
+       ``AnyWidget`` in ``frames/widgets/__init__.py`` collects it from those modules;
     2. one JS view module in ``static/js/views/`` that calls ``registerWidget("<name>", render)``
        with the name written out, in a file named for the kind (``views/<name>.js``), and its line
        in ``views/widget-views.js``'s table: ``"<name>": () => import("./<name>.js")``;
