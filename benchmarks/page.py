@@ -17,7 +17,11 @@ import httpx
 from _serve import chromium, serving, verdict
 
 DECKS = ("attention-step-by-step", "attention-walkthrough", "real-heads")  # the last needs the real model
-TARGET_GZIP = 60_000  # bytes fetched before the first step is painted, gzip
+# Bytes fetched before the first step is painted, gzip. Issue 29 (the colour table, a picture on every
+# title slide, longer narrations in the page) took the first paint from about 59 to 60.7-62.4 kB; the
+# bound is 64 kB until issue 33 brings it back under 60 (the matrix view loaded only by a slide that
+# draws tensors: about 5.9 kB of a title slide's first paint).
+TARGET_GZIP = 64_000
 REVEAL_CORE = 166_000  # reveal.js's core JS and CSS alone, raw (for scale)
 
 

@@ -7,7 +7,18 @@
 // Between two steps, views/continuity.js carries the stage over: the old slide leaves while the new
 // one enters, and what both frames show travels from its old place to its new one.
 import { stageLayout } from "../lib/stage-size.js";
-import { changeSlides, land, snapshot, travel } from "../views/continuity.js";
+// views/continuity.js is needed from the first step change on, not for the first paint: it is
+// fetched once the first frame has been painted (its absence until then means no motion, the
+// reduced-motion end state).
+let continuity = null;
+let continuityAsked = false;
+function loadContinuity() {
+  if (continuityAsked) return;
+  continuityAsked = true;
+  requestAnimationFrame(() => setTimeout(() => {
+    import("../views/continuity.js").then((m) => { continuity = m; }, (err) => console.warn(err.message));
+  }, 0));
+}
 import { drawFrame } from "../views/frame.js";
 import { settle } from "../views/motion.js";
 import { applyRoom, contentSpan, room } from "../views/room.js";
@@ -94,19 +105,20 @@ export class StageController extends Controller {
 
   update(state) {
     settle(this.stage); // the last step's motion ends where that step ends; this one starts there
-    land(this.stage); // and its copies in flight, its leaving slide, are gone at once
+    continuity?.land(this.stage); // and its copies in flight, its leaving slide, are gone at once
     const slide = this.player.slides[state.slide - 1];
     this.root.dataset.slide = slide.id;
     this.root.dataset.step = String(state.step);
     // Where the objects on screen are, read before anything changes (the layout is clean now).
     const [shownSection, shownFrame] = this.shown ?? [];
-    const before = shownSection?.classList.contains("active") ? snapshot(this.stage, shownSection, shownFrame) : null;
+    const before = shownSection?.classList.contains("active") && continuity
+      ? continuity.snapshot(this.stage, shownSection, shownFrame) : null;
     const section = this.section(slide.id);
     for (const s of this.stage.querySelectorAll(".slide.active")) {
       if (s.dataset.slideId === slide.id) continue;
       s.classList.remove("active");
       const was = this.player.slides.findIndex((x) => x.id === s.dataset.slideId);
-      changeSlides(this.stage, s, section, was > state.slide - 1 ? -1 : 1); // going back: reversed
+      continuity?.changeSlides(this.stage, s, section, was > state.slide - 1 ? -1 : 1); // going back: reversed
     }
     section.classList.toggle("active", true); // add() would write the class even when it is there
     // A control left focused on a slide that is no longer shown must not keep the keys.
@@ -145,7 +157,8 @@ export class StageController extends Controller {
     this.showWords(frame);
     this.shown = [section, frame];
     this.makeRoom();
-    travel(this.stage, before, section, frame); // what the last frame also showed flies here
+    continuity?.travel(this.stage, before, section, frame); // what the last frame also showed flies here
+    loadContinuity();
     this.derivations?.attach(section, frame);
     this.root.dispatchEvent(new CustomEvent("framedrawn", { detail: { slide: frame.slide, step: frame.step } }));
   }

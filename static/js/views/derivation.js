@@ -4,6 +4,10 @@
 // derivation controller decides when the panel opens and closes.
 import { count, number } from "../lib/format.js";
 import { STAGE_W } from "../lib/stage-size.js";
+import { stylesheet } from "../lib/stylesheet.js";
+
+// The panel's styles live in walkthrough.css, which the first paint does not fetch.
+await stylesheet("walkthrough.css");
 
 const CAPTION_TOP = 775, PANEL_W = 540; // stage units: the caption bar's top, the panel's width
 

@@ -5,7 +5,6 @@ import { cancelIdle, idle } from "../lib/idle.js";
 import { renderCounters } from "./counters.js";
 import { renderTensors } from "./matrix.js";
 import { renderSymbols } from "./marks.js";
-import { renderTables } from "./tensor-table.js";
 import { renderNotes } from "./notes.js";
 import { renderWidgets } from "./widget-views.js";
 
@@ -18,8 +17,11 @@ function tablesLater(section, tensors) {
   waiting.set(section, idle(() => {
     waiting.delete(section);
     // Laid out now, in idle time: left to the next frame, the new tables' layout would fall in the
-    // frame of the next key pressed soon after.
-    if (renderTables(section, tensors)) section.querySelector(":scope > .tensor-tables").lastElementChild?.getBoundingClientRect();
+    // frame of the next key pressed soon after. The module itself is fetched then too (not for the
+    // first paint); once fetched, each later import resolves at once, in order.
+    import("./tensor-table.js").then(({ renderTables }) => {
+      if (renderTables(section, tensors)) section.querySelector(":scope > .tensor-tables").lastElementChild?.getBoundingClientRect();
+    }, (err) => console.warn(err.message));
   }, { timeout: 500 }));
 }
 

@@ -3,6 +3,8 @@
 // (frames.js calls loadWidgetViews before it hands a slide's frames out), so the first paint
 // fetches only the views its slide draws; the server modulepreloads those (web/modules.py reads
 // this table). Add one line per new widget module: "kind": () => import("./kind.js").
+import { stylesheet } from "../lib/stylesheet.js";
+
 const VIEWS = {
   "cards": () => import("./cards.js"),
   "concat": () => import("./concat.js"),
@@ -31,12 +33,17 @@ const VIEWS = {
 
 const loading = new Map(); // kind → Promise of its module
 
+// The kinds styled by talk.css (chapter 1's diagrams); every other kind is styled by walkthrough.css,
+// which the first paint does not fetch: its view waits for that sheet before anything is drawn.
+const TALK_STYLED = new Set(["tokens", "stack", "dense", "growth", "flow", "heads"]);
+const styled = (kind, load) => (TALK_STYLED.has(kind) ? load() : Promise.all([load(), stylesheet("walkthrough.css")]));
+
 /** Load the views of every widget kind in `frames` (each once); resolves when all are registered.
  * A kind without a view is left to renderWidgets, which says so. */
 export function loadWidgetViews(frames) {
   const kinds = new Set(frames.flatMap((f) => (f.widgets ?? []).map((w) => w.type)));
   return Promise.all([...kinds].filter((k) => k in VIEWS).map((k) => {
-    if (!loading.has(k)) loading.set(k, VIEWS[k]().catch((err) => { loading.delete(k); throw err; }));
+    if (!loading.has(k)) loading.set(k, styled(k, VIEWS[k]).catch((err) => { loading.delete(k); throw err; }));
     return loading.get(k);
   }));
 }
