@@ -1,7 +1,7 @@
 """The first load stays light: what Chromium fetched before a deck's first step was painted (the
-resource timings against that paint, as ``benchmarks/page.py`` measures them) weighs under 64 kB (benchmarks/page.py TARGET_GZIP says why)
-gzip on the wire, and the frames fetched by then are the first slide's alone: the rest prefetch
-after the paint. Bytes, not times: the same page always weighs the same."""
+resource timings against that paint, as ``benchmarks/page.py`` measures them) weighs under its
+TARGET_GZIP (64 kB; it says why) gzip on the wire, and the frames fetched by then are the first
+slide's alone: the rest prefetch after the paint. Bytes, not times: the same page always weighs the same."""
 
 from __future__ import annotations
 
