@@ -7,9 +7,13 @@ from stage_probe import SEEN_TEXTS
 
 OUTSIDE_STAGE = """() => {
   const s = document.querySelector('#stage').getBoundingClientRect();
+  // An element still moving (the slide entering from the side: views/continuity.js) is judged once
+  // it has landed, on a later step or by the stepping-vs-URL test.
+  const moving = new Set(document.getAnimations().map((a) => a.effect && a.effect.target));
+  const still = (el) => { for (let e = el; e; e = e.parentElement) if (moving.has(e)) return false; return true; };
   const bad = [];
   for (const el of document.querySelectorAll('.slide.active *, .derivation-panel:not([hidden])')) {
-    if (el.closest('.steps, .sr-only')) continue;  // visually hidden: the step list, the tables
+    if (el.closest('.steps, .sr-only') || !still(el)) continue;  // visually hidden: the step list, the tables
     const r = el.getBoundingClientRect();
     if (!r.width || !r.height) continue;
     if (r.left < s.left - 1 || r.top < s.top - 1 || r.right > s.right + 1 || r.bottom > s.bottom + 1) {

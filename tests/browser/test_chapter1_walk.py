@@ -39,6 +39,8 @@ STEP_DRAWN = f"""async ([slide, step]) => {{
     await new Promise((r) => requestAnimationFrame(r));
   }}
   await ({DRAWN})();
+  // The slide entering from the side (views/continuity.js) is judged where it lands.
+  await Promise.all(document.querySelector('.slide.active').getAnimations().map((a) => a.finished.catch(() => null)));
   const caption = document.querySelector('#caption').innerText, overflow = ({OVERFLOW_JS})(), small = ({SMALL_TEXT})();
   let plain = ({PLAIN_CELLS_JS})();
   for (const until = performance.now() + 2000; plain.length && performance.now() < until; ) {{

@@ -160,6 +160,8 @@ def test_the_closing_cards_stay_put_as_each_idea_arrives(open_talk, watch) -> No
     for step in range(1, 5):
         goto_slide(page, "one-view", step)
         page.wait_for_function("(n) => document.querySelectorAll('.slide.active .card').length === n", arg=step)
+        # the slide entering from the side (views/continuity.js) is measured where it lands
+        page.wait_for_function("() => document.querySelector('.slide.active').getAnimations().length === 0")
         places.append(page.evaluate(FIRST_CARD))
     assert places == [places[0]] * 4
     watch.assert_clean()
