@@ -166,9 +166,12 @@ export function placePanel(panel, stage, cellEl) {
     maxHeight: `${CAPTION_TOP - 110}px` });
 }
 
-function ariaLabel(tensor, cell) {
+/** A cell's name: its title and full value; a cell that shows fewer decimals (views/matrix.js, a
+ * narrow cell) also names what it shows, so the name contains the visible text. */
+function ariaLabel(tensor, cell, shown = "") {
   const v = cell.value === null ? "minus infinity" : number(cell.value, tensor.digits);
-  return `${cell.title}: ${v}. Press Enter to see how it was computed.`;
+  const said = shown && shown !== v && cell.value !== null ? `${shown}, ${v} in full` : v;
+  return `${cell.title}: ${said}. Press Enter to see how it was computed.`;
 }
 
 const rc = (el) => [Number(el.dataset.r), Number(el.dataset.c)];
@@ -225,7 +228,7 @@ export function markDerivable(section, frame) {
   for (const [el, { tensor, cell, first }] of found) {
     put(el, "tabindex", first ? "0" : "-1");  // one Tab stop per matrix; arrows inside
     put(el, "role", "button");
-    put(el, "aria-label", ariaLabel(tensor, cell));
+    put(el, "aria-label", ariaLabel(tensor, cell, el.querySelector("text")?.textContent ?? ""));
     el.classList.toggle("derivable", true);  // add() would write the attribute even when it is there
     found.set(el, { tensor, cell });
   }
