@@ -2,7 +2,10 @@
 // the others (their strength comes from the frame; no numbers are drawn here). With `drop` the
 // chips run along the top instead: an arrow leads from the focus token down to the box's bottom,
 // where its vector is drawn ("focus"), or every token gets an arrow to a "?" of its own ("every").
+// With `map` (a title's picture) the sentence's whole map of weights stands at the right: each cell
+// tinted by its weight on the weights scale, masked cells hatched, the focus row (the arcs) outlined.
 import { TYPE } from "../lib/type.js";
+import { maskHatch } from "./hatch.js";
 import { arrowDefs, label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
@@ -42,15 +45,38 @@ function arcs(root, links, focus, centres, y) {
     const x1 = centres[focus], x2 = centres[i];
     const peak = (y - 10) * (0.35 + 0.5 * (Math.abs(i - focus) / reach));
     svg("path", { class: "token-link", d: `M ${x1} ${y} Q ${(x1 + x2) / 2} ${y - 2 * peak} ${x2} ${y}`,
-      "stroke-width": 2 + 5 * strength, opacity: 0.35 + 0.6 * strength }, root);
+      "stroke-width": 2 + 12 * strength, opacity: 0.35 + 0.6 * strength }, root);
   });
 }
 
+const MAP_GAP = 170; // the chips' row, then the focus word naming the map's outlined row // between the chips' row and the map
+
+/** The map of weights in a square of side `side` at (x0, y0): one cell per (asker, key). */
+function weightMap(root, map, focus, x0, y0, side, word) {
+  maskHatch(root.ownerDocument);
+  const n = map.length, c = side / n;
+  const top = Math.max(1e-12, ...map.flat().filter((v) => v !== null));
+  const g = svg("g", { class: "cover-map kind-weights", "aria-hidden": "true" }, root);
+  map.forEach((row, i) => row.forEach((v, j) => {
+    const cell = svg("g", { class: `cell${v === null ? " masked" : ""}` }, g);
+    if (v !== null) cell.style.setProperty("--f", String(Math.min(1, v / top)));
+    svg("rect", { x: x0 + j * c, y: y0 + i * c, width: c, height: c }, cell);
+  }));
+  if (focus !== null && focus !== undefined) {
+    svg("rect", { class: "cover-map-row", x: x0, y: y0 + focus * c, width: side, height: c }, g);
+    label(root, word, { class: "cover-map-word", x: x0 - 14, y: y0 + (focus + 0.5) * c, "text-anchor": "end",
+      "dominant-baseline": "central", "font-size": TYPE.label });
+  }
+}
+
 function render(el, w) {
-  const { tokens, focus, links, drop = "none" } = w.data;
-  const W = w.box.w, H = w.box.h;
-  const root = surface(el, W, H);
+  const { tokens, focus, links, drop = "none", map = null } = w.data;
+  const H = w.box.h;
+  const side = map ? H - 8 : 0;
+  const W = map ? w.box.w - side - MAP_GAP : w.box.w;
+  const root = surface(el, w.box.w, H);
   root.replaceChildren();
+  if (map) weightMap(root, map, focus, W + MAP_GAP, 4, side, tokens[focus] ?? "");
   const dropping = drop !== "none";
   const chipH = dropping ? DROP_CHIP_H : Math.min(80, H * 0.62);
   const font = Math.max(TYPE.label, Math.min(34, chipH * 0.45));

@@ -12,6 +12,7 @@ from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Highlight, Tensor
 from attention_talk.frames.kit.chapter import NoParams, Params
+from attention_talk.frames.kit.cover import cover as cover_picture
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.words import note
@@ -95,14 +96,10 @@ def _neighbours(ctx: BuildContext) -> FrameBody:
 
 STAGES = stages(ContextParams, {"table": _table, "pick": _pick, "bat": _bat, "neighbours": _neighbours})
 
-COVER = box(160, 490, 1280, 270)  # under the deck's title and subtitle (templates/slides/title.html)
-
-
 @CHAPTER.builder("story.cover")
 def cover(ctx: BuildContext, _p: NoParams) -> FrameBody:
-    """The title's picture: the story's sentence, the focus token's arcs to the words it will read."""
-    arcs = neighbour_links(ctx)
-    return FrameBody(widgets=[tokens_widget("sentence", ctx.tokens, COVER, focus=ctx.focus, links=arcs)])
+    """The title's picture: the story's sentence, the focus token's arcs and the causal map they come from."""
+    return cover_picture(ctx.tokens, ctx.focus, causal_attention(ctx).weights, wid="sentence")
 
 
 @CHAPTER.builder("story.context", ContextParams, notes=("about", "differ", "first"))

@@ -21,6 +21,9 @@ class TokensData(WidgetData):
         default="none", description="none: the chips along the box's bottom (arcs rise above them); "
         "focus: the chips along its top and an arrow from the focus token down to the box's bottom, "
         "where its vector is drawn; every: an arrow and a “?” under every chip (each token asks).")
+    map: list[list[float | None]] | None = Field(
+        default=None, description="The attention weights of the sentence (row = the token that asks, "
+        "null = masked), drawn beside the chips as a small map whose focus row is the arcs; null draws none.")
 
 
 class TokensWidget(Widget):
