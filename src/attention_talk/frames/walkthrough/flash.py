@@ -35,7 +35,8 @@ def tiled(ctx: BuildContext) -> tuple[FlashAttention, np.ndarray]:
 
 @CHAPTER.builder("walk.flash", FlashParams)
 def flash(ctx: BuildContext, p: FlashParams) -> FrameBody:
-    """FlashAttention tile by tile: per-tile S, running m, ℓ and Z; the end equals the pipeline's Z."""
+    """FlashAttention's sweep: each tile's S, each row's m and ℓ as bars that rescale, Z per tile; the end
+    beside the pipeline's Z."""
     fa, exact = tiled(ctx)
     river = causal_river(ctx)
     stage, current = sweep_stage(p.tile, p.skip, len(fa.tiles))
