@@ -167,7 +167,7 @@ function drawScores(root, d, g, cur, was, strip, nums) {
     const t = text(root, number(v, 2), { x: x + CELL_W / 2, y: y + g.ch / 2, "text-anchor": "middle",
       "dominant-baseline": "central" }, TYPE.dense, `flash-num flash-s${v === null ? " masked" : ""}`);
     button(t, `score ${d.tokens[cur.rows[0] + i]} → ${d.tokens[cur.cols[0] + j]}`, cur.why_s[i][j], strip, nums);
-    if (was) morph(t, { opacity: 0 }, { opacity: 1 }, { delay: PHASE });
+    morph(t, was ? { opacity: 0 } : null, { opacity: 1 }, { delay: PHASE });
   }));
 }
 
@@ -232,9 +232,8 @@ function render(el, widget) {
   });
   // The tile being computed lights up as the sweep frame lands on it.
   tiles.forEach((t, k) => {
-    if (was && now.tiles[k].cls === "current" && was.tiles[k].cls !== "current") {
-      morph(t, { opacity: 0 }, { opacity: 1 }, { delay: PHASE / 2, duration: PHASE / 2 });
-    }
+    const lights = was && now.tiles[k].cls === "current" && was.tiles[k].cls !== "current";
+    morph(t, lights ? { opacity: 0 } : null, { opacity: 1 }, { delay: PHASE / 2, duration: PHASE / 2 });
   });
   const strip = text(root, "", { x: 0, y: g.strip }, TYPE.dense, "flash-strip");
   const nums = [];
