@@ -130,3 +130,17 @@ def test_a_number_clicked_shows_its_derivation(still, server_url, sweep) -> None
     still.keyboard.press("ArrowRight")  # the arrows move between the numbers
     assert still.evaluate("() => document.activeElement.textContent") == number(t3["s"][0][1], 2) \
         if t3["s"][0][1] is not None else "−∞"
+
+
+def test_no_text_under_the_floor_and_nothing_serious_for_axe(still, server_url) -> None:
+    from axe_probe import serious_violations
+    from panel_check import SMALL_TEXT
+
+    found, small = {}, {}
+    for hash_ in ["#/9/1", *STEPS, "#/9/9"]:
+        open_at(still, server_url, DECK, hash_)
+        if bad := still.evaluate(SMALL_TEXT):
+            small[hash_] = bad
+        found[hash_] = serious_violations(still)
+    assert small == {}
+    assert all(v == [] for v in found.values()), found
