@@ -187,7 +187,7 @@ def test_every_documented_example_step_validates_and_draws_its_kind(tmp_path) ->
 
     from attention_talk.frames.catalog import MECHANISM_EXAMPLES
 
-    assert set(MECHANISM_EXAMPLES) == {"softmax", "mask", "scaling"}
+    assert set(MECHANISM_EXAMPLES) == {"softmax", "mask", "scaling", "flash"}
     deck = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
     deck["id"] = "examples"
     deck["slides"] = [{"id": kind, "title": kind, "notes": "an example", "steps": yaml.safe_load(step)}

@@ -109,7 +109,8 @@ def figures_markdown(deck: Deck) -> str:
     return f"| placeholder | value in `{deck.id}` |\n|---|---|\n{rows}"
 
 
-# The mechanism widgets (frames/widgets/mechanisms.py), each with a step that draws it: the builder
+# The mechanism widgets (frames/widgets/mechanisms.py; `flash`, FlashAttention's sweep, in diagrams.py),
+# each with a step that draws it: the builder
 # and params, and the words its note needs. tests/test_mechanisms.py builds every example.
 MECHANISM_EXAMPLES: dict[str, str] = {
     "softmax": """- caption: Subtract the row's largest score
@@ -132,6 +133,12 @@ MECHANISM_EXAMPLES: dict[str, str] = {
   words:
     notes:
       about: Divided by {divisor}, the spread shrinks and the weights flatten.
+""",
+    "flash": """- caption: "Tile 3: new keys rescale the running sums"
+  narration: >
+    The sweep reaches the last block of keys. Where it holds a larger score, the old sum shrinks by
+    e to the old max minus the new one before the tile's own sum is added.
+  frame: {builder: walk.flash, params: {tile: 3}}
 """,
 }
 
