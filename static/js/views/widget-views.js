@@ -25,6 +25,7 @@ const VIEWS = {
   "rnn": () => import("./rnn.js"),
   "rope": () => import("./rope.js"),
   "scaling": () => import("./scaling.js"),
+  "sizes": () => import("./sizes.js"),
   "slider": () => import("./slider.js"),
   "softmax": () => import("./softmax.js"),
   "stack": () => import("./stack.js"),

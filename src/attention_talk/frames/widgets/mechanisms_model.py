@@ -77,3 +77,35 @@ class GqaWidget(Widget):
 
     type: Literal["gqa"]
     data: GqaData
+
+
+class SizesBar(WidgetData):
+    count: int = Field(description="How many blocks (heads, layers; 1 for a width).")
+    size: float = Field(description="The length of each block, in the row's unit (numbers per head, or 1).")
+    text: str = Field(description="The bar's figure as printed, e.g. '9 × 64'.")
+    source: str = Field(description="Where the figure was read, e.g. the GGUF metadata key or the cost-model preset.")
+
+
+class SizesRow(WidgetData):
+    title: str = Field(description="The quantity, e.g. 'query heads × head width d_k'.")
+    kind: Literal["query", "key", "output", "neutral"] = Field(description="The colour role of its blocks.")
+    unit: str = Field(description="What a block's length counts, e.g. 'numbers' or 'layers': rows of one unit "
+                      "share one scale (the longest bar of that unit fills the width).")
+    bars: list[SizesBar] = Field(description="One bar per model, in the order of ``models``.")
+
+
+class SizesData(WidgetData):
+    title: str = Field(description="What is drawn, e.g. 'SmolLM2-135M as its file states it'.")
+    models: list[str] = Field(description="The models, one bar each per row (the first alone in 'file').")
+    rows: list[SizesRow] = Field(description="The quantities, one row each.")
+    stage: Literal["file", "compare"] = Field(
+        description="file: the first model's bars; compare: every model's bars, on one scale per unit, so "
+        "the first model's bars shrink to their share.")
+
+
+class SizesWidget(Widget):
+    """A model's sizes as proportional blocks: its heads as blocks as long as their width, its layers as
+    slabs; then beside another model on one scale per row (views/sizes.js)."""
+
+    type: Literal["sizes"]
+    data: SizesData
