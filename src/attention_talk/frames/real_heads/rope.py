@@ -65,7 +65,8 @@ def rope_slide(ctx: BuildContext, p: RopeParams) -> FrameBody:
     if p.stage == "angles":
         toks = token_labels(analysis(ctx).sentence.tokens)
         cols = turn_columns(range(len(toks)), c.head_dim, c.rope_base, pairs, toks)
-        data |= {"title": "each pair's arrow turned by position × θᵢ", "columns": cols, "stage": "turn"}
+        data |= {"title": f"each pair's arrow turned by position × θᵢ, θᵢ = {c.rope_base:g}^(−2i/{c.head_dim})",
+                 "columns": cols, "stage": "turn"}
     else:
         d = rope_pair(ctx)
         m, j, toks = d["m"], d["j"], d["toks"]
