@@ -185,9 +185,7 @@ def test_every_documented_example_step_validates_and_draws_its_kind(tmp_path) ->
     a deck can use as it is: it validates, its words fill, and it draws that kind."""
     import yaml
 
-    from attention_talk.frames.catalog import MECHANISM_EXAMPLES
-
-    from attention_talk.frames.catalog import MODEL_EXAMPLES
+    from attention_talk.frames.catalog import MECHANISM_EXAMPLES, MODEL_EXAMPLES
 
     examples = {k: v for k, v in MECHANISM_EXAMPLES.items() if k not in MODEL_EXAMPLES}  # the others: test_rope_gqa
     assert set(examples) == {"softmax", "mask", "scaling"}

@@ -9,7 +9,6 @@
 // position to its own; on "places" both arrows of a dial turn together by the extra angle. The
 // arrows are drawn at their end angles; only a rotation (transform) animates, so the reduced-motion
 // end state is the same drawing. Every arrow and score can be focused: its name says the numbers.
-import { TYPE } from "../lib/type.js";
 import { number } from "../lib/format.js";
 import { label, reducedMotion, surface, svg } from "./dom.js";
 import { focusable, PHASE } from "./morph.js";
@@ -81,6 +80,43 @@ function heads(root, d, g) {
   });
 }
 
+function drawPair(root, d, g, col, i, move, stops) {
+  const p = d.pairs[i], at = g.at(i, d.columns.indexOf(col));
+  dial(root, at, g.r, d.stage === "turn");
+  if (d.stage === "turn") {
+    const a = Math.atan2(col.q[i][1], col.q[i][0]) + col.q_angles[i];
+    const arr = arrow(root, at, a, g.r - 4, "query");
+    stops.push(focusable(arr, `pair ${p.index} at position ${col.q_pos} (“${col.label}”): turned by ${col.q_pos} × θ = ${number(col.q_angles[i], 2)} radians`));
+    if (move) spin(arr, col.q_angles[i]);
+    return;
+  }
+  const [q, k] = [col.q[i], col.k[i]];
+  const len = (v) => Math.hypot(v[0], v[1]);
+  const big = Math.max(len(q), len(k), 1e-12);
+  const qa = Math.atan2(q[1], q[0]) + col.q_angles[i], ka = Math.atan2(k[1], k[0]) + col.k_angles[i];
+  const arc = svg("g", { class: "rope-arc" }, root);
+  between(arc, at, qa, ka, g.r * 0.42);
+  const qArr = arrow(root, at, qa, 24 + (g.r - 28) * (len(q) / big), "query");
+  const kArr = arrow(root, at, ka, 24 + (g.r - 28) * (len(k) / big), "key");
+  stops.push(focusable(qArr, `pair ${p.index} of q at ${col.q_pos}: turned by ${col.q_pos} × θ = ${number(col.q_angles[i], 2)} radians`));
+  stops.push(focusable(kArr, `pair ${p.index} of k at ${col.k_pos}: turned by ${col.k_pos} × θ = ${number(col.k_angles[i], 2)} radians; ${number(deg(wrap(ka - qa)), 0)}° from q`));
+  if (!move) return;
+  if (d.stage === "offsets") spin(kArr, -(col.q_angles[i] - col.k_angles[i]));  // the key turns back to its own place
+  else {  // both turn together by the extra angle of the shift (the part under one turn)
+    const extra = (col.q_pos - d.columns[0].q_pos) * p.theta % TAU;
+    for (const part of [qArr, kArr]) spin(part, extra);
+  }
+  arc.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: PHASE + 100, fill: "backwards" });
+}
+
+function drawScore(root, d, g, col, c, H, move, stops) {
+  const x = g.at(0, c).x, y = H - SCORE / 2 + 6;
+  const t = label(root, `q·k ${number(col.score, d.stage === "places" ? 2 : 1)}`,
+    { x, y, "text-anchor": "middle", class: "mech-value rope-score", "data-score": col.score });
+  stops.push(focusable(t, `score ${col.label}: R(${col.q_pos})q · R(${col.k_pos})k, all ${d.width} numbers, = ${number(col.score, 4)}`));
+  if (move) t.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: PHASE + 100, fill: "backwards" });
+}
+
 function render(el, w) {
   const d = w.data, W = w.box.w, H = w.box.h;
   const before = el.dataset.ropeStage ?? null;
@@ -100,44 +136,8 @@ function render(el, w) {
   const move = before !== d.stage && !reducedMotion(el);
   const stops = [];
   d.columns.forEach((col, c) => {
-    d.pairs.forEach((p, i) => {
-      const at = g.at(i, c);
-      dial(root, at, g.r, d.stage === "turn");
-      if (d.stage === "turn") {
-        const a = Math.atan2(col.q[i][1], col.q[i][0]) + col.q_angles[i];
-        const arr = arrow(root, at, a, g.r - 4, "query");
-        stops.push(focusable(arr, `pair ${p.index} at position ${col.q_pos} (“${col.label}”): turned by ${col.q_pos} × θ = ${number(col.q_angles[i], 2)} radians`));
-        if (move) spin(arr, col.q_angles[i]);
-        return;
-      }
-      const [q, k] = [col.q[i], col.k[i]];
-      const len = (v) => Math.hypot(v[0], v[1]);
-      const big = Math.max(len(q), len(k), 1e-12);
-      const qa = Math.atan2(q[1], q[0]) + col.q_angles[i], ka = Math.atan2(k[1], k[0]) + col.k_angles[i];
-      const arc = svg("g", { class: "rope-arc" }, root);
-      between(arc, at, qa, ka, g.r * 0.42);
-      const qArr = arrow(root, at, qa, 24 + (g.r - 28) * (len(q) / big), "query");
-      const kArr = arrow(root, at, ka, 24 + (g.r - 28) * (len(k) / big), "key");
-      const apart = wrap(ka - qa);
-      stops.push(focusable(qArr, `pair ${p.index} of q at ${col.q_pos}: turned by ${col.q_pos} × θ = ${number(col.q_angles[i], 2)} radians`));
-      stops.push(focusable(kArr, `pair ${p.index} of k at ${col.k_pos}: turned by ${col.k_pos} × θ = ${number(col.k_angles[i], 2)} radians; ${number(deg(apart), 0)}° from q`));
-      if (!move) return;
-      if (d.stage === "offsets") {  // the key turns back from the query's position to its own
-        spin(kArr, -(col.q_angles[i] - col.k_angles[i]));
-        arc.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: PHASE + 100, fill: "backwards" });
-      } else {  // both turn together by the extra angle of the shift (the part under one turn)
-        const extra = (col.q_pos - d.columns[0].q_pos) * p.theta % TAU;
-        for (const part of [qArr, kArr]) spin(part, extra);
-        arc.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: PHASE + 100, fill: "backwards" });
-      }
-    });
-    if (g.scored) {
-      const x = g.at(0, c).x, y = H - SCORE / 2 + 6;
-      const t = label(root, `q·k ${number(col.score, d.stage === "places" ? 2 : 1)}`,
-        { x, y, "text-anchor": "middle", class: "mech-value rope-score", "data-score": col.score });
-      stops.push(focusable(t, `score ${col.label}: R(${col.q_pos})q · R(${col.k_pos})k, all ${d.width} numbers, = ${number(col.score, 4)}`));
-      if (move) t.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: PHASE + 100, fill: "backwards" });
-    }
+    d.pairs.forEach((_, i) => drawPair(root, d, g, col, i, move, stops));
+    if (g.scored) drawScore(root, d, g, col, c, H, move, stops);
   });
   setRoving(stops, 0);
   rovingLine(root, () => stops);
