@@ -38,12 +38,12 @@ WATCH = """([id, key]) => { window.__moved = new Promise((resolve) => {
   };
   requestAnimationFrame(tick);
 }); }"""
-# Each arrow's direction on screen: from its dial's centre to its tip (y up), in radians; its data-angle.
+# Each arrow's direction on screen, as drawn now (mid-motion too): from its dial's centre to the middle of its
+# head (y up), in radians; and its data-angle.
 ARROWS = """() => [...document.querySelectorAll('.slide.active .widget-rope .rope-arrow')].map((g) => {
-  const line = g.querySelector('line'), m = line.getScreenCTM(), tip = g.querySelector('path').getScreenCTM();
-  const pt = (mat, x, y) => ({ x: mat.a * x + mat.c * y + mat.e, y: mat.b * x + mat.d * y + mat.f });
-  const o = pt(m, 0, 0), end = pt(m, Number(line.getAttribute('x2')), 0);
-  return { kind: g.classList.contains('key') ? 'key' : 'query', angle: Math.atan2(o.y - end.y, end.x - o.x),
+  const o = g.parentNode.getScreenCTM(), tip = g.querySelector('path').getBoundingClientRect();
+  const x = (tip.left + tip.right) / 2 - o.e, y = (tip.top + tip.bottom) / 2 - o.f;
+  return { kind: g.classList.contains('key') ? 'key' : 'query', angle: Math.atan2(-y, x),
            data: Number(g.dataset.angle) };
 })"""
 

@@ -6,13 +6,14 @@
 // Motion shows the cause (VISUAL.md §3): on "groups" the K/V of plain multi-head, one under every
 // query head, slide into the shared ones and merge, then the wires appear; on "cache" the grouped
 // bar starts as long as the plain one and shrinks by the group size; on "mla" the MLA bar shrinks
-// on from the grouped length. Transform and opacity only; reduced motion draws the end state.
+// on from the grouped length. Transform and opacity only; reduced motion draws the end state;
+// stepping back draws the earlier stage without motion.
 import { label, reducedMotion, surface, svg } from "./dom.js";
 import { focusable, PHASE } from "./morph.js";
 import { rovingLine, setRoving } from "./roving.js";
 import { registerWidget } from "./widgets.js";
 
-const EASE = "ease-in-out";
+const EASE = "ease-in-out", STAGES = ["groups", "cache", "mla"];
 const GUTTER = 250, Q_Y = 64, Q_H = 76, KV_Y = 290, KV_H = 80, KV_HALF = 104;
 const BARS_Y = 470, BAR_H = 42, BAR_GAP = 58, BAR_X = 330, BAR_W = 760;
 
@@ -86,7 +87,7 @@ function render(el, w) {
   const bars = drawBars(root, d, stops);
   setRoving(stops, 0);
   rovingLine(root, () => stops);
-  if (reducedMotion(el) || before === d.stage) return;
+  if (reducedMotion(el) || (before !== null && STAGES.indexOf(before) >= STAGES.indexOf(d.stage))) return;  // forward only
   const fade = (e, delay, duration = 400) => e.animate([{ opacity: 0 }, { opacity: 1 }], { duration, delay, easing: EASE, fill: "backwards" });
   if (d.stage === "groups") {  // plain multi-head's K/V, one per query head, slide into the shared ones
     const L = wiring.L;

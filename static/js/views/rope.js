@@ -8,14 +8,14 @@
 // θᵢ (fast pairs spin, slow ones barely move); on "offsets" each key turns back from the query's
 // position to its own; on "places" both arrows of a dial turn together by the extra angle. The
 // arrows are drawn at their end angles; only a rotation (transform) animates, so the reduced-motion
-// end state is the same drawing. Every arrow and score can be focused: its name says the numbers.
+// end state is the same drawing. Stepping back draws the earlier stage without motion. Every arrow and score can be focused: its name says the numbers.
 import { number } from "../lib/format.js";
 import { label, reducedMotion, surface, svg } from "./dom.js";
 import { focusable, PHASE } from "./morph.js";
 import { rovingLine, setRoving } from "./roving.js";
 import { registerWidget } from "./widgets.js";
 
-const EASE = "ease-in-out", TAU = 2 * Math.PI;
+const EASE = "ease-in-out", TAU = 2 * Math.PI, STAGES = ["turn", "offsets", "places"];
 const GUTTER = 270, TITLE = 44, HEAD = 78, SCORE = 84;
 const deg = (rad) => (rad * 180) / Math.PI;
 const rate = (t) => number(t, Math.max(3, 2 - Math.floor(Math.log10(t))));
@@ -133,7 +133,7 @@ function render(el, w) {
     const x = GUTTER + d.marked * g.cw + 4;
     svg("rect", { class: "rope-marked", x, y: TITLE + 2, width: g.cw - 8, height: H - TITLE - 4, rx: 12 }, root);
   }
-  const move = before !== d.stage && !reducedMotion(el);
+  const move = (before === null || STAGES.indexOf(before) < STAGES.indexOf(d.stage)) && !reducedMotion(el);  // forward only
   const stops = [];
   d.columns.forEach((col, c) => {
     d.pairs.forEach((_, i) => drawPair(root, d, g, col, i, move, stops));
