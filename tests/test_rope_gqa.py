@@ -95,7 +95,7 @@ def test_the_rope_angles_are_position_times_the_files_theta(gguf_meta, frames) -
     drawn = data(frames, "rope", 1, "rope")
     base, d = gguf_meta["base"], gguf_meta["head_dim"]
     assert drawn["base"] == base == 100_000 and drawn["width"] == d and drawn["stage"] == "turn"
-    assert [p["index"] for p in drawn["pairs"]] == [0, d // 16, d // 2 - 1]
+    assert [p["index"] for p in drawn["pairs"]] == [0, d // 16, d // 8, d // 2 - 1]
     for p in drawn["pairs"]:
         assert p["theta"] == pytest.approx(naive_theta(base, d, p["index"]), rel=1e-12)
     assert [c["q_pos"] for c in drawn["columns"]] == list(range(len(drawn["columns"])))

@@ -142,7 +142,7 @@ def test_the_arrows_point_at_position_times_theta(browser, demo_url, step) -> No
             assert same_direction(a["angle"], w), (a, w)
             assert a["data"] == pytest.approx(w, abs=1e-9)
         if step == 1:
-            assert [a["data"] for a in drawn[: len(d["pairs"])]] == [0, 0, 0]  # position 0: not turned
+            assert [a["data"] for a in drawn[: len(d["pairs"])]] == [0] * len(d["pairs"])  # position 0: not turned
         else:
             scores = page.evaluate("() => [...document.querySelectorAll('.slide.active .rope-score')]"
                                    ".map((t) => Number(t.dataset.score))")

@@ -3,8 +3,9 @@
 // the K/V head its group reads (the frame's `groups`, the engine's rule on the file's head counts).
 // Stage "cache" adds the KV-cache bars, per token: plain multi-head (a K and a V per query head)
 // and grouped; "mla" adds MLA's share of its own plain cache (DeepSeek-V3.2).
-// Motion shows the cause (VISUAL.md §3): on "groups" the K/V of plain multi-head, one under every
-// query head, slide into the shared ones and merge, then the wires appear; on "cache" the grouped
+// Stage "groups" keeps, below, plain multi-head's K/V (one per query head) for reference.
+// Motion shows the cause (VISUAL.md §3): on "groups" copies of plain multi-head's K/V rise into the
+// shared ones and merge, then the wires appear; on "cache" the grouped
 // bar starts as long as the plain one and shrinks by the group size; on "mla" the MLA bar shrinks
 // on from the grouped length. Transform and opacity only; reduced motion draws the end state;
 // stepping back draws the earlier stage without motion.
@@ -15,7 +16,7 @@ import { registerWidget } from "./widgets.js";
 
 const EASE = "ease-in-out", STAGES = ["groups", "cache", "mla"];
 const GUTTER = 250, Q_Y = 64, Q_H = 76, KV_Y = 290, KV_H = 80, KV_HALF = 104;
-const BARS_Y = 470, BAR_H = 42, BAR_GAP = 58, BAR_X = 330, BAR_W = 760;
+const PLAIN_Y = 470, PLAIN_H = 64, BARS_Y = 470, BAR_H = 42, BAR_GAP = 58, BAR_X = 330, BAR_W = 760;
 
 function heads(root, d, W) {
   const slot = (W - GUTTER) / d.heads, qw = slot - 20;
@@ -58,6 +59,18 @@ function drawWiring(root, d, W, stops) {
 
 const kvc = (L, g) => L.kvc(g);
 
+/** Plain multi-head's key/value heads, one under every query head: what the grouping shares out. */
+function drawPlain(root, d, L, stops) {
+  label(root, "plain: one each", { x: 0, y: PLAIN_Y + PLAIN_H / 2 + 10, class: "gqa-note" });
+  return Array.from({ length: d.heads }, (_, h) => {
+    const g = svg("g", { class: "gqa-plain" }, root);
+    svg("rect", { class: "gqa-ghost", x: L.qx(h), y: PLAIN_Y, width: L.qw, height: PLAIN_H, rx: 10 }, g);
+    label(g, `K/V${h}`, { x: L.qx(h) + L.qw / 2, y: PLAIN_Y + PLAIN_H / 2 + 9, "text-anchor": "middle", class: "gqa-note" });
+    stops.push(focusable(g, `plain multi-head would compute key/value head ${h} for query head ${h} alone`));
+    return { x: L.qx(h) };
+  });
+}
+
 function drawBars(root, d, stops) {
   if (d.bars.length) label(root, d.unit, { x: 0, y: BARS_Y - 20, class: "gqa-unit" });
   return d.bars.map((b, i) => {
@@ -84,22 +97,23 @@ function render(el, w) {
   label(root, d.title, { x: 0, y: 30, class: "mech-title" });
   const stops = [];
   const wiring = drawWiring(root, d, W, stops);
+  const plain = d.stage === "groups" ? drawPlain(root, d, wiring.L, stops) : [];
   const bars = drawBars(root, d, stops);
   setRoving(stops, 0);
   rovingLine(root, () => stops);
   if (reducedMotion(el) || (before !== null && STAGES.indexOf(before) >= STAGES.indexOf(d.stage))) return;  // forward only
   const fade = (e, delay, duration = 400) => e.animate([{ opacity: 0 }, { opacity: 1 }], { duration, delay, easing: EASE, fill: "backwards" });
-  if (d.stage === "groups") {  // plain multi-head's K/V, one per query head, slide into the shared ones
+  if (d.stage === "groups") {  // copies of plain multi-head's K/V rise into the shared ones and merge
     const L = wiring.L;
-    for (let h = 0; h < d.heads; h++) {
-      const x = L.qx(h), to = kvc(L, d.groups[h]) - KV_HALF;
-      const ghost = svg("rect", { class: "gqa-ghost", x, y: KV_Y, width: L.qw, height: KV_H, rx: 10, "aria-hidden": "true" }, root);
+    plain.forEach(({ x }, h) => {
+      const to = kvc(L, d.groups[h]) - KV_HALF;
+      const ghost = svg("rect", { class: "gqa-ghost", x, y: PLAIN_Y, width: L.qw, height: PLAIN_H, rx: 10, "aria-hidden": "true" }, root);
       Object.assign(ghost.style, { transformBox: "fill-box", transformOrigin: "0 0" });
-      const a = ghost.animate([{ transform: "none", opacity: 1 }, { transform: "none", opacity: 1, offset: 0.3 },
-        { transform: `translateX(${to - x}px) scaleX(${(2 * KV_HALF) / L.qw})`, opacity: 0 }],
+      const a = ghost.animate([{ transform: "none", opacity: 1 }, { transform: "none", opacity: 1, offset: 0.25 },
+        { transform: `translate(${to - x}px, ${KV_Y - PLAIN_Y}px) scale(${(2 * KV_HALF) / L.qw}, ${KV_H / PLAIN_H})`, opacity: 0 }],
       { duration: PHASE + 500, easing: EASE, fill: "forwards" });
       a.finished.then(() => ghost.remove(), () => ghost.remove());
-    }
+    });
     fade(wiring.kv, PHASE);
     fade(wiring.wires, PHASE + 300);
     return;

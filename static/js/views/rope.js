@@ -2,7 +2,7 @@
 // slow), one column per position or placement. A pair's two coordinates are drawn as a 2-D arrow;
 // RoPE turns it by position × θᵢ (the frame's angles, computed by the engine). Stage "turn": one unit
 // arrow per pair, turned to each position of the sentence; "offsets": a query (amber) fixed, its key
-// (teal) moved back to other distances, the angle between them and the score changing; "places":
+// (teal) moved back to other distances, the angle between them (a shaded wedge) and the score changing; "places":
 // both moved along by the same amount, the angle between them and the score staying.
 // Motion shows the cause (VISUAL.md §3): on "turn" each arrow spins from angle 0 by its position ×
 // θᵢ (fast pairs spin, slow ones barely move); on "offsets" each key turns back from the query's
@@ -40,11 +40,11 @@ function arrow(parent, { x, y }, angle, len, cls) {
   return turn;
 }
 
-/** The arc of the angle between two directions (a to b, the short way), radius `r`. */
+/** The angle between two directions (a to b, the short way) as a shaded wedge of radius `r`. */
 function between(parent, { x, y }, a, b, r) {
   const d = wrap(b - a), end = a + d;
   const p = (t) => `${x + r * Math.cos(t)} ${y - r * Math.sin(t)}`;
-  return svg("path", { class: "rope-between", d: `M ${p(a)} A ${r} ${r} 0 0 ${d > 0 ? 0 : 1} ${p(end)}` }, parent);
+  return svg("path", { class: "rope-between", d: `M ${x} ${y} L ${p(a)} A ${r} ${r} 0 0 ${d > 0 ? 0 : 1} ${p(end)} Z` }, parent);
 }
 
 function dial(root, c, r, zero) {
@@ -95,7 +95,7 @@ function drawPair(root, d, g, col, i, move, stops) {
   const big = Math.max(len(q), len(k), 1e-12);
   const qa = Math.atan2(q[1], q[0]) + col.q_angles[i], ka = Math.atan2(k[1], k[0]) + col.k_angles[i];
   const arc = svg("g", { class: "rope-arc" }, root);
-  between(arc, at, qa, ka, g.r * 0.42);
+  between(arc, at, qa, ka, g.r * 0.62);
   const qArr = arrow(root, at, qa, 24 + (g.r - 28) * (len(q) / big), "query");
   const kArr = arrow(root, at, ka, 24 + (g.r - 28) * (len(k) / big), "key");
   stops.push(focusable(qArr, `pair ${p.index} of q at ${col.q_pos}: turned by ${col.q_pos} × θ = ${number(col.q_angles[i], 2)} radians`));

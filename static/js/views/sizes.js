@@ -1,7 +1,7 @@
 // "sizes": a model's sizes as proportional blocks, one row per quantity: its query heads as blocks
 // as long as their width d_k, its key/value heads alike, the model width d as one bar, its layers as
 // slabs. Every figure arrives from the frame (read from the model file or the cost model). Stage
-// "file": the first model alone; "compare": every model's bars. Rows of one unit (numbers, layers)
+// "file": the first model alone, where each figure was read under its bar; "compare": every model's bars. Rows of one unit (numbers, layers)
 // share one scale: the longest bar of that unit drawn fills the width. Motion shows the cause (VISUAL.md §3): on "compare" the
 // first model's bars shrink to the new, shared scale while the other model's bars grow in from
 // the left. Transform and opacity only; reduced motion draws the end state.
@@ -53,6 +53,10 @@ function render(el, w) {
       stops.push(focusable(t, `${row.title}, ${d.models[m]}: ${b.text}, read from ${b.source}`));
       drawn.push({ ...drawnBar, t, m, grow: m === 0 ? fileScale / scale : 0 });
     });
+    if (row.bars.length === 1) {  // the file alone: where each figure was read, in the other model's place
+      label(root, `read from ${row.bars[0].source}`, { x: GUTTER, y: y0 + TITLE_H + BAR_H + BAR_GAP + BAR_H / 2 + 9,
+        class: "sizes-model sizes-source" });
+    }
   });
   setRoving(stops, 0);
   rovingLine(root, () => stops);

@@ -19,11 +19,11 @@ from attention_talk.frames.widgets.mechanisms_model import GqaBar, GqaData, Rope
 
 __all__ = ["drawn_angle", "gqa_data", "placed_columns", "rope_pairs", "turn_columns"]
 
-SPEEDS = ("fast", "middle", "slow")
+SPEEDS = ("fast", "middle", "slow", "slowest")
 
 
 def rope_pairs(width: int, base: float, pairs: Sequence[int]) -> list[RopePair]:
-    """The pairs drawn, with their rates θᵢ from the engine; named fast … slow in the given order."""
+    """The pairs drawn, with their rates θᵢ from the engine; four are named fast … slowest in order."""
     theta = rope_frequencies(width, base)  # (d/2,)
     names = SPEEDS if len(pairs) == len(SPEEDS) else tuple(f"pair {i}" for i in pairs)
     return [RopePair(index=int(i), theta=float(theta[i]), name=n) for i, n in zip(pairs, names, strict=True)]

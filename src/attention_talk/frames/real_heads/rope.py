@@ -1,8 +1,8 @@
 """Slide "Positions the modern way" (``real.rope``): RoPE turns each pair of a query's and a key's
 numbers by position × θᵢ, so q·k depends on how far apart they are, drawn as the ``rope`` widget.
 
-Three pairs of the file's d/2 are drawn, one row of dials each: the fastest (pair 0), one in the
-middle and the slowest, their rates θᵢ = base^(−2i/d) from the file's rope base and head width.
+Four pairs of the file's d/2 are drawn, one row of dials each: the fastest (pair 0), two between
+and the slowest, their rates θᵢ = base^(−2i/d) from the file's rope base and head width.
 Step 1 turns one unit arrow per pair to every position of the sentence. Steps 2 and 3 take the
 query of the focus token and the key of the token ``OFFSET`` places before it, in the head the
 previous-token measure picks, turned back to position 0 (``rope`` by −p): step 2 moves the key to
@@ -37,9 +37,10 @@ class RopeParams(Params):
     stage: Literal["angles", "offsets", "places"]
 
 
-def drawn_pairs(width: int) -> tuple[int, int, int]:
-    """The fastest pair, one a sixteenth of the way along (it turns visibly over a sentence), the slowest."""
-    return 0, width // 16, width // 2 - 1
+def drawn_pairs(width: int) -> tuple[int, int, int, int]:
+    """The fastest pair, two a sixteenth and an eighth of the way along (they turn visibly over a
+    sentence, the second slowly), the slowest."""
+    return 0, width // 16, width // 8, width // 2 - 1
 
 
 def rope_pair(ctx: BuildContext) -> dict:
