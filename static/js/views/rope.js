@@ -16,7 +16,7 @@ import { rovingLine, setRoving } from "./roving.js";
 import { registerWidget } from "./widgets.js";
 
 const EASE = "ease-in-out", TAU = 2 * Math.PI, STAGES = ["turn", "offsets", "places"];
-const GUTTER = 270, TITLE = 44, HEAD = 78, SCORE = 84;
+const GUTTER = 270, TITLE = 44, HEAD = 78, SCORE = 96;
 const deg = (rad) => (rad * 180) / Math.PI;
 const rate = (t) => number(t, Math.max(3, 2 - Math.floor(Math.log10(t))));
 const wrap = (a) => Math.atan2(Math.sin(a), Math.cos(a));  // into (−π, π]
@@ -109,12 +109,19 @@ function drawPair(root, d, g, col, i, move, stops) {
   arc.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: PHASE + 100, fill: "backwards" });
 }
 
-function drawScore(root, d, g, col, c, H, move, stops) {
-  const x = g.at(0, c).x, y = H - SCORE / 2 + 6;
+/** The column's score q·k: its number, and a bar from the column's middle (left when negative), as
+ * long as the score against the largest of the step, so equal scores draw equal bars. */
+function drawScore(root, d, g, c, H, move, stops) {
+  const col = d.columns[c], x = g.at(0, c).x, y = H - 42;
+  const most = Math.max(...d.columns.map((k) => Math.abs(k.score)), 1e-12), half = g.cw / 2 - 18;
+  const w = Math.max((half * Math.abs(col.score)) / most, 2);
+  const bar = svg("rect", { class: "rope-score-bar", x: col.score < 0 ? x - w : x, y: H - 30, width: w, height: 24, rx: 4,
+    "data-score": col.score }, root);
+  svg("line", { class: "rope-score-zero", x1: x, y1: H - 36, x2: x, y2: H }, root);
   const t = label(root, `q·k ${number(col.score, d.stage === "places" ? 2 : 1)}`,
     { x, y, "text-anchor": "middle", class: "mech-value rope-score", "data-score": col.score });
   stops.push(focusable(t, `score ${col.label}: R(${col.q_pos})q · R(${col.k_pos})k, all ${d.width} numbers, = ${number(col.score, 4)}`));
-  if (move) t.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: PHASE + 100, fill: "backwards" });
+  if (move) for (const e of [t, bar]) e.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 300, delay: PHASE + 100, fill: "backwards" });
 }
 
 function render(el, w) {
@@ -137,7 +144,7 @@ function render(el, w) {
   const stops = [];
   d.columns.forEach((col, c) => {
     d.pairs.forEach((_, i) => drawPair(root, d, g, col, i, move, stops));
-    if (g.scored) drawScore(root, d, g, col, c, H, move, stops);
+    if (g.scored) drawScore(root, d, g, c, H, move, stops);
   });
   setRoving(stops, 0);
   rovingLine(root, () => stops);
