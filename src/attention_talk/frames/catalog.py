@@ -140,7 +140,20 @@ MECHANISM_EXAMPLES: dict[str, str] = {
     e to the old max minus the new one before the tile's own sum is added.
   frame: {builder: walk.flash, params: {tile: 3}}
 """,
+    "rope": """- caption: Each pair turns by an angle that grows with position
+  narration: Every pair of a query's numbers is an arrow, turned by position times its rate.
+  frame: {builder: real.rope, params: {stage: angles}}
+""",
+    "gqa": """- caption: Nine query heads share three key/value heads
+  narration: Every query head is wired to the key/value head of its group; the cache bar shrinks.
+  frame: {builder: real.gqa, params: {stage: cache}}
+""",
+    "sizes": """- caption: The sizes the model file states
+  narration: Heads as blocks as long as their width, the model width as one bar, the layers as slabs.
+  frame: {builder: real.sizes, params: {stage: file}}
+""",
 }
+MODEL_EXAMPLES = ("rope", "gqa", "sizes")  # their builders run on the real model (a deck with preset smollm2-135m)
 
 
 def mechanisms_markdown() -> str:
@@ -152,6 +165,8 @@ def mechanisms_markdown() -> str:
         model = WIDGET_KINDS[kind]
         stage = model.model_fields["data"].annotation.model_fields["stage"]
         doc = " ".join(line.strip() for line in (model.__doc__ or "").split("\n"))
+        if kind in MODEL_EXAMPLES:
+            doc += " Its builder runs on the real model: a deck with `preset: smollm2-135m`."
         parts.append(f"### `{kind}`\n\n{doc} Stages, one per step: {_allowed(_stage_schema(stage))}; the view "
                      f"moves from the stage it drew before.\n\n```yaml\n{step.rstrip()}\n```")
     return "\n\n".join(parts)
