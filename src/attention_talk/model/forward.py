@@ -94,12 +94,27 @@ def load_weights(reader, config: Config, dtype=np.float32) -> Weights:
     return weights
 
 
+ROWS = 16  # float32 products run on blocks of this many token rows, aligned to the token positions
+
+
 def times(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """x @ w.T in w's precision (float32: sgemm over the shared weights, no float64 copy of them),
-    as float64."""
-    if w.dtype == np.float32:
-        return (x.astype(np.float32) @ w.T).astype(np.float64)
-    return x @ w.T
+    """x @ w.T in w's precision, as float64: float32 weights (the shared copy) are multiplied in
+    float32, with no float64 copy of them made.
+
+    A float32 product's last bits depend on how BLAS blocks the rows, so a token's numbers would
+    change with how many tokens were computed with it (a text extended from a kept prefix against
+    the same text computed whole). The rows are therefore multiplied in blocks of ``ROWS``, zero-padded,
+    and every caller's first row is a multiple of ``ROWS`` of the text's tokens (``extend`` starts
+    there): a token's row is always computed in the same place of the same-sized block."""
+    if w.dtype != np.float32:
+        return x @ w.T
+    n = x.shape[0]
+    padded = np.zeros((n + (-n) % ROWS, x.shape[1]), dtype=np.float32)
+    padded[:n] = x
+    out = np.empty((padded.shape[0], w.shape[0]), dtype=np.float32)
+    for start in range(0, padded.shape[0], ROWS):
+        np.matmul(padded[start:start + ROWS], w.T, out=out[start:start + ROWS])
+    return out[:n].astype(np.float64)
 
 
 def embed_rows(weights: Weights, ids) -> np.ndarray:
@@ -188,6 +203,10 @@ def extend(weights: Weights, config: Config, prefix: Trace, ids: list[int], reus
     n = len(ids)
     if not 0 < reuse <= min(n, prefix.residual.shape[1]):
         raise ValueError(f"reuse must be between 1 and the shorter text's length, got {reuse} for {n} tokens")
+    if reuse < n:
+        reuse -= reuse % ROWS  # the new rows start a block of ROWS, where the whole text's would (``times``)
+        if reuse == 0:
+            return forward(weights, config, ids, cancel)
     old = [_head_rows(att, reuse) for att in prefix.attention]
     if reuse == n:  # a prefix of the earlier text: every number is already there
         attention = [_assemble(o, None, n) for o in old]
