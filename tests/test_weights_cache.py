@@ -13,6 +13,7 @@ import logging
 import mmap
 import os
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -82,7 +83,7 @@ def test_the_weights_are_mapped_from_the_file_not_copied(built) -> None:
     while getattr(base, "base", None) is not None:
         base = base.base
     assert isinstance(base, mmap.mmap)
-    maps = open(f"/proc/{os.getpid()}/maps").read()
+    maps = Path(f"/proc/{os.getpid()}/maps").read_text()
     assert str(ld.cache_file) in maps
 
 
@@ -161,3 +162,61 @@ def test_chapter_3_chooses_the_same_heads_in_float32(built, reference) -> None:
     for measure, job in ref.jobs.items():
         assert (fast.jobs[measure].layer, fast.jobs[measure].head) == (job.layer, job.head), measure
         np.testing.assert_allclose(fast.jobs[measure].grid, job.grid, atol=1e-4)
+
+
+# ---- the rows of a float32 product (forward.times) ---------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from attention_talk.model.forward import ROWS, times  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 70), blocks=st.integers(0, 4), seed=st.integers(0, 2**16))
+def test_a_tokens_row_is_the_same_whichever_block_aligned_rows_are_computed_with_it(n, blocks, seed) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 48))
+    w = rng.normal(size=(40, 48)).astype(np.float32)
+    whole = times(x, w)
+    start = min(n - 1, blocks * ROWS) // ROWS * ROWS
+    np.testing.assert_array_equal(times(x[start:], w), whole[start:])  # bit for bit
+    np.testing.assert_allclose(whole, x @ w.astype(np.float64).T, rtol=1e-4, atol=1e-4)  # float32's precision
+    assert whole.dtype == np.float64
+
+
+# ---- the setting and the command ---------------------------------------------------------------
+
+
+def test_the_cache_folder_setting_defaults_to_the_users_cache_and_none_turns_it_off(monkeypatch, tmp_path) -> None:
+    from attention_talk.web.settings import Settings
+
+    monkeypatch.delenv("ATTENTION_TALK_MODEL_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert Settings().model_cache_dir == tmp_path / "attention-talk"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert Settings().model_cache_dir == tmp_path / "home" / ".cache" / "attention-talk"
+    for off in ("none", "", "OFF"):
+        monkeypatch.setenv("ATTENTION_TALK_MODEL_CACHE_DIR", off)
+        assert Settings().model_cache_dir is None
+    monkeypatch.setenv("ATTENTION_TALK_MODEL_CACHE_DIR", str(tmp_path / "mine"))
+    assert Settings().model_cache_dir == tmp_path / "mine"
+
+
+def test_model_cache_builds_the_file_and_says_where(built, gguf, tmp_path) -> None:
+    """In a process of its own, as a self-hoster runs it: a folder that has the file maps it and names
+    it; 'none' is refused in one line."""
+    import subprocess
+    import sys
+
+    folder = built[0].cache_dir
+    env = {**os.environ, "ATTENTION_TALK_MODEL_CACHE_DIR": str(folder)}
+    run = subprocess.run([sys.executable, "-m", "attention_talk", "model-cache"], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert str(cache_path(folder, gguf_digest(gguf))) in run.stdout and " MB, loaded in " in run.stdout
+    env["ATTENTION_TALK_MODEL_CACHE_DIR"] = "none"
+    run = subprocess.run([sys.executable, "-m", "attention_talk", "model-cache"], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 2 and "there is no shared copy to build" in run.stderr

@@ -161,9 +161,9 @@ def pick(name: str, asked: list[int] | tuple[int, ...] | None, count: int) -> li
 
 
 class Model:
-    """A loaded model: its sizes (``config``), tokenizer and float32 weights (float64 for a reference). ``cache_bytes`` bounds
-    the recent runs and kept traces together (the newest run and the newest trace are always kept,
-    so the bound is at least one 64-token result, about 110 MB)."""
+    """A loaded model: its sizes (``config``), tokenizer and float32 weights (float64 for a reference).
+    ``cache_bytes`` bounds the recent runs and kept traces together (the newest run and the newest
+    trace are always kept, so the bound is at least one 64-token result, about 110 MB)."""
 
     def __init__(self, path: Path, config: Config, tokenizer: Tokenizer, weights: Weights,
                  cache_bytes: int = CACHE_BYTES) -> None:
