@@ -50,8 +50,14 @@ def workers_of(pid: int) -> list[int]:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                kids.append(int(entry.name))
+            if int(stat.rsplit(")", 1)[1].split()[1]) != pid:
+                continue
+            try:
+                if b"resource_tracker" in (entry / "cmdline").read_bytes():  # multiprocessing's helper, not a worker
+                    continue
+            except OSError:
+                continue
+            kids.append(int(entry.name))
     return sorted(kids)
 
 
