@@ -45,6 +45,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/chapter3.py
 	$(BIN)/python benchmarks/lab.py
 	$(BIN)/python benchmarks/rooms.py
+	$(BIN)/python benchmarks/memory.py
 
 validate: $(STAMP)
 	$(BIN)/attention-talk validate

