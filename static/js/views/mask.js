@@ -57,6 +57,7 @@ function drawCells(grp, d, g, x0, values, look, kind) {
 
 function drawScores(root, d, g, stage) {
   const grp = svg("g", { class: "mech-scores kind-scores" }, root);
+  if (d.identity) grp.dataset.identity = d.identity;  // the scores as one object across frames (continuity.js)
   label(grp, stage === "added" ? d.result_label : d.scores_label, { class: "mech-title", x: 0, y: 36 });
   drawAxes(grp, d, g, 0);
   const values = stage === "added" ? d.result : d.scores;

@@ -82,6 +82,9 @@ function stackText(d, g, stage) {
 /** The parts that do not move: title, axis, token labels, the masked keys' hatching. */
 function drawStill(root, d, g, stage) {
   label(root, `${d.title} · ${FORMULA[stage]}`, { class: "mech-title", x: g.left, y: 40 });
+  // The row as one object across frames (continuity.js): the strip of its keys, where each key's bar stands.
+  if (d.identity) svg("rect", { class: "mech-identity", x: g.left, y: g.H - 56, width: d.labels.length * g.slot,
+    height: 50, "data-identity": d.identity }, root);
   d.labels.forEach((t, i) => label(root, t, { class: "mech-token", x: g.left + (i + 0.5) * g.slot, y: g.H - 26,
     "text-anchor": "middle" }));
   return d.labels.map((_, i) => {
