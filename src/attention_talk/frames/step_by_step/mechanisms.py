@@ -31,12 +31,12 @@ LAYOUT = {"widget": box(60, 125, 1480, 520), "note": box(160, 655, 1280, 100)}
 
 
 
-def _counter_field():  # noqa: ANN202 (a pydantic FieldInfo)
+def _counter_field():
     return Field(default=None, description="The chapter's FLOP counter at this stage of the talk; none when "
                  "left out (a demo deck).")
 
 
-def _identity_field():  # noqa: ANN202
+def _identity_field():
     return Field(default=None, description="The continuity identity of what the widget draws (the row, the "
                  "scores), shared with a tensor of the step before or after so it travels; none when left out.")
 

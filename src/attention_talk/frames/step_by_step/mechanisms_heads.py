@@ -13,11 +13,11 @@ from pydantic import Field
 
 from attention_talk.deck import Deck
 from attention_talk.engine.costs import costs
+from attention_talk.formatting import scientific
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.heads import Job, Naming, concat_data, head_maps_data, name_heads
-from attention_talk.formatting import scientific
 from attention_talk.frames.kit.layout import CONTENT, box
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import note
@@ -32,7 +32,7 @@ LAYOUT = {"maps": CONTENT, "concat": CONTENT, "concat-checked": box(60, 120, 148
 CLASS_JOBS = {"adj": "the adjective", "noun": "the noun", "verb": "the verb", "prep": "the preposition"}
 
 
-def _counter_field():  # noqa: ANN202 (a pydantic FieldInfo)
+def _counter_field():
     return Field(default=None, description="The chapter's FLOP counter at this stage of the talk; none when "
                  "left out (a demo deck).")
 
