@@ -25,9 +25,9 @@ from attention_talk.frames.step_by_step.chapter import CHAPTER
 from attention_talk.frames.step_by_step.counter import CounterStage, counter
 from attention_talk.frames.step_by_step.designed_heads import DESIGNS, DesignedHeads, build_heads, class_of
 
-# With the check, the concatenation leaves the band's foot to the note of Σ = concat · W_O.
-LAYOUT = {"maps": CONTENT, "concat": CONTENT, "concat-checked": box(60, 120, 1480, 520),
-          "note": box(160, 655, 1280, 100)}
+# The note of Σ = concat · W_O (with the check) sits in the concat view's free corner: right of the
+# "concatenated" label, above O (views/concat.js draws at fixed places in its box).
+LAYOUT = {"maps": CONTENT, "concat": CONTENT, "note": box(660, 378, 880, 104)}
 # The jobs a head is measured on, as drawn: the fixed ones, then "a word of this class before it".
 CLASS_JOBS = {"adj": "the adjective", "noun": "the noun", "verb": "the verb", "prep": "the preposition"}
 
@@ -102,12 +102,11 @@ def concat(ctx: BuildContext, p: ConcatParams) -> FrameBody:
     heads, names = designed(ctx), naming(ctx)
     jobs = [names.job_of(h).name for h in range(len(heads.designs))]
     data = concat_data(heads.run, ctx.tokens, ctx.focus, p.stage, jobs)
-    area = LAYOUT["concat-checked" if p.check else "concat"]
     notes = []
     if p.check:
         run = heads.run
         diff = float(np.max(np.abs(run.sum_of_heads - run.output)))
         notes.append(note("about", LAYOUT["note"], "output", checked_heads=len(run.heads),
                           difference=scientific(diff)))
-    return FrameBody(widgets=[widget("concat", "concat", area, data, kind="output")], notes=notes,
+    return FrameBody(widgets=[widget("concat", "concat", LAYOUT["concat"], data, kind="output")], notes=notes,
                      counters=_counters(ctx, p.counter))
