@@ -26,7 +26,8 @@ from attention_talk.frames.step_by_step.shared import causal_attention
 from attention_talk.frames.widgets.mechanisms import MaskStage, ScalingStage, SoftmaxStage
 
 # The widget fills the band between the title and the caption; its note sits under it.
-LAYOUT = {"widget": box(60, 125, 1480, 520), "note": box(160, 655, 1280, 100)}
+# (The note is softmax.py's NOTE: chapter 1's softmax slide keeps one note box on every step.)
+LAYOUT = {"widget": box(60, 125, 1480, 520), "note": box(200, 645, 1200, 110)}
 
 
 
