@@ -68,7 +68,7 @@ SETTLED = """async (ms) => {
 
 # Slides whose steps move matrices most: chapter 1's map, softmax and output; chapter 2's pipeline
 # (one matrix replaced by the next in the same place) and its heads; and the slide changes into them.
-SAMPLED = {"attention-step-by-step": ["#/8/2", "#/9/2", "#/9/5", "#/11/4", "#/12/1", "#/12/2", "#/12/3", "#/13/1",
+SAMPLED = {"attention-step-by-step": ["#/8/2", "#/9/2", "#/9/5", "#/9/6", "#/11/4", "#/12/1", "#/12/3", "#/12/6", "#/13/1",
                                       "#/13/2", "#/13/4"],
            "attention-walkthrough": ["#/5/5", "#/6/1", "#/6/3", "#/6/6", "#/6/8", "#/8/1", "#/8/2", "#/8/4"],
            # chapter 3: RoPE's grid gaining rows, the real map gaining and losing its row, grid to example

@@ -78,6 +78,8 @@ def test_a_held_key_writes_its_url_on_release_or_after_the_paint(open_talk) -> N
     page.keyboard.up("ArrowRight")
 
     # Released at once (Playwright's press, a clicker): written by the time the key is up.
+    page.keyboard.press("ArrowRight")  # the slide's last step, the mask added
+    assert state(page) == ("attention-map", "7", "#/9/7")
     length = page.evaluate("history.length")
     page.keyboard.press("ArrowRight")  # a new slide: its own history entry
     assert page.evaluate("() => [location.hash, history.length]") == ["#/10/1", length + 1]
