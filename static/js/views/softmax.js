@@ -130,6 +130,12 @@ function render(el, widget) {
   // (e^−∞ = 0 high) would cost Chromium's painter far more than it shows.
   const segs = d.labels.map((_, i) => ((d.exps[i] * g.up) / d.total >= 0.5
     ? unitRect(root, { class: `mech-segment${i % 2 ? " alt" : ""}` }) : null));
+  // Once shifted, each score's bar leaves its outline where it stood: the drop is the row max.
+  if (stage === "shift") {
+    const before = stateAt(d, g, "scores");
+    d.labels.forEach((_, i) => masked(d, i) || morph(unitRect(root, { class: "mech-ghost" }),
+      was && { ...before.bars[i], opacity: 0 }, { ...before.bars[i], opacity: 1 }));
+  }
   const bars = d.labels.map(() => unitRect(root, { class: "mech-bar" }));
   const lines = { axis: drawLine(root, g, "mech-zero", "0", g.right, { line: "mech-axis" }),
     maxLine: drawLine(root, g, "mech-max", `max ${number(d.row_max, 2)}`, g.right, { end: true }),

@@ -4,6 +4,7 @@
 // where its vector is drawn ("focus"), or every token gets an arrow to a "?" of its own ("every").
 import { TYPE } from "../lib/type.js";
 import { arrowDefs, label, surface, svg } from "./dom.js";
+import { maskHatch } from "./hatch.js";
 import { registerWidget } from "./widgets.js";
 
 const DROP_CHIP_H = 80; // chips of equal size in every drop mode, so they keep their place between steps
@@ -65,6 +66,7 @@ function render(el, w) {
   const linked = !dropping && links && focus !== null && focus !== undefined;
   const tintOf = (i) => (!linked ? null : i > focus && links[i] <= 0 ? { cls: "future" }
     : { cls: "weighted kind-weights", f: TINT_CAP * Math.min(1, links[i]) });
+  if (linked) maskHatch();
   tokens.forEach((t, i) => chip(root, t, chips[i].x, y, chips[i].w, chipH, font, i === focus, tintOf(i)));
   if (drop === "focus" && focus !== null && focus !== undefined) {
     arrow(root, centres[focus], y + chipH + 6, H - 6);
