@@ -161,7 +161,6 @@ SHARED = {
         ("#/9/5", "[data-tensor='map']", "[data-identity='map']"),  # the map into the mask's scores
         ("#/9/7", "[data-identity='map']", "[data-identity='map']"),  # the masked map into the growing square
         ("#/12/1", "[data-tensor='scaled'] .cell[data-r='2']", "[data-identity='softmax-row']"),  # the row into softmax
-        ("#/12/6", "[data-identity='softmax-row']", "[data-tensor='weights'] .cell[data-r='2']"),  # and into A
         ("#/13/5", "[data-tensor='X']", "[data-identity='X']"),  # X (the stream) into the flow
     ],
     "attention-walkthrough": [  # the embedding rows: a row of E into the lookup of a sentence

@@ -60,7 +60,8 @@ class SoftmaxParams(Params):
 
 
 # The focus row as one object: a row of the scaled map, the softmax process's bars (the deck gives
-# story.softmax-process this identity), then a row of A.
+# story.softmax-process this identity), then a row of A. The first leg flies (12/1 → 12/2); the last
+# does not yet: within a slide the player removes a leaving widget at once, so it has no source.
 ROW_IDENTITY = "softmax-row"
 
 
