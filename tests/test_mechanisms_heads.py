@@ -18,11 +18,11 @@ import pytest
 
 from attention_talk.engine import heads as measures
 from attention_talk.engine import multi_head
+from attention_talk.formatting import scientific
 from attention_talk.frames import build_deck, build_deck_frames, load_deck
 from attention_talk.frames.real_heads.analysis import analyse
 from attention_talk.frames.step_by_step.designed_heads import DESIGNS, build_heads
 from attention_talk.frames.step_by_step.inputs import build_story
-from attention_talk.formatting import scientific
 from attention_talk.frames.step_by_step.mechanisms_heads import story_jobs
 from attention_talk.paths import data_dir
 
