@@ -17,6 +17,9 @@ class StackData(WidgetData):
     heads: int = Field(description="Attention heads per layer (not drawn by the view today).")
     vocab: int = Field(description="Vocabulary size (not drawn by the view today).")
     zoom: bool = Field(description="Open the first block to show attention and the feed-forward part.")
+    dense_layers: int | None = Field(default=None, description="The first blocks whose feed-forward part is "
+                                     "dense (the rest: a mixture of experts); given, each block drawn shows "
+                                     "its two parts, attention first.")
 
 
 class StackWidget(Widget):
