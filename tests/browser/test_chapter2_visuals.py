@@ -3,6 +3,9 @@ axis, the head picker switching maps, FlashAttention's causal tiles."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 from panel_check import num
 
@@ -65,4 +68,59 @@ def test_flash_attention_skips_the_future_tile(open_talk, watch) -> None:
     tile = page.locator(".slide.active .flash-tile.skipped")
     tile.wait_for()
     assert tile.count() == 1 and "current" in tile.get_attribute("class")
+    watch.assert_clean()
+
+
+def _segment_distance(p, q, a, b) -> float:
+    """Shortest distance between segments pq and ab (0 when they cross)."""
+    def cross(o, u, v):
+        return (u[0] - o[0]) * (v[1] - o[1]) - (u[1] - o[1]) * (v[0] - o[0])
+    if cross(p, q, a) * cross(p, q, b) < 0 and cross(a, b, p) * cross(a, b, q) < 0:
+        return 0.0
+    def point(o, u, v):
+        dx, dy = v[0] - u[0], v[1] - u[1]
+        t = max(0.0, min(1.0, ((o[0] - u[0]) * dx + (o[1] - u[1]) * dy) / (dx * dx + dy * dy or 1)))
+        return math.hypot(o[0] - u[0] - t * dx, o[1] - u[1] - t * dy)
+    return min(point(p, a, b), point(q, a, b), point(a, p, q), point(b, p, q))
+
+
+def _gap(poly_a, poly_b) -> float:
+    """Distance between two convex polygons (0 when they touch or one holds the other's corner)."""
+    edges = lambda poly: list(zip(poly, poly[1:] + poly[:1], strict=True))  # noqa: E731
+    return min(_segment_distance(p, q, a, b) for p, q in edges(poly_a) for a, b in edges(poly_b))
+
+
+def test_rnn_arcs_are_as_wide_as_their_weights_and_never_overlap(open_talk, watch) -> None:
+    """3/3: one arc per encoder state, as wide as ARC_MAX × its weight (the frame's softmax); no two
+    arcs, and no arc and weight label, come within 4 units of each other. The polygons are read from
+    what the browser drew: each arc's corners through its own transform (getCTM), in widget units."""
+    page = open_talk(DECK)
+    goto(page, "before-attention", 3)
+    page.locator(".slide.active .rnn .rnn-arc").first.wait_for()
+    page.wait_for_timeout(800)  # the arcs have grown
+    drawn = page.evaluate("""() => {
+        const s = document.querySelector('.slide.active svg.rnn'), inv = s.getScreenCTM().inverse();
+        const arcs = [...s.querySelectorAll('.rnn-arc')].map(r => {
+          const m = inv.multiply(r.getScreenCTM()), at = (x, y) => new DOMPoint(x, y).matrixTransform(m);
+          const c = [at(0, -0.5), at(1, -0.5), at(1, 0.5), at(0, 0.5)].map(p => [p.x, p.y]);
+          return {poly: c, width: Math.hypot(c[3][0] - c[0][0], c[3][1] - c[0][1]),
+                  weight: Number(r.parentNode.dataset.weight)}; });
+        const boxes = [...s.querySelectorAll('text')].map(t => {
+          const b = t.getBBox(); return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height],
+                                         [b.x, b.y + b.height]]; });
+        return {arcs, boxes, max: 40}; }""")
+    frames = page.evaluate("""async () => (await (await fetch(
+        '/api/decks/attention-walkthrough/slides/before-attention/frames')).json()).frames[2]
+        .widgets.find(w => w.type === 'rnn').data.weights""")
+    arcs = drawn["arcs"]
+    assert len(arcs) == len(frames) == 4
+    for arc, w in zip(arcs, frames, strict=True):
+        assert arc["weight"] == pytest.approx(w, abs=1e-12)
+        assert arc["width"] == pytest.approx(max(drawn["max"] * w, 1), abs=0.05)  # width = ARC_MAX · α
+    assert arcs[int(np.argmax(frames))]["width"] == max(a["width"] for a in arcs)
+    for i, a in enumerate(arcs):
+        for b in arcs[i + 1:]:
+            assert _gap(a["poly"], b["poly"]) >= 4
+        for box in drawn["boxes"]:
+            assert _gap(a["poly"], box) >= 4
     watch.assert_clean()
