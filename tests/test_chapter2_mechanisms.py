@@ -5,8 +5,9 @@ walkthrough (softmax, mask, scaling, concat) against the walkthrough's own engin
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from attention_talk.frames.walkthrough.inputs import DECODER_GAIN, seq2seq
+from attention_talk.frames.walkthrough.inputs import DECODER_GAIN, SENTENCE_MONEY, SENTENCE_RIVER, sentence, seq2seq
 from attention_talk.paths import data_dir
 
 DECK_ID = "attention-walkthrough"
@@ -37,3 +38,42 @@ def test_rnn_arcs_are_the_softmax_of_the_decoder_scores(frames, deck) -> None:
     c = next(t for f in frames["before-attention"] if f.step == 4 for t in f.tensors if t.name == "c")
     blend = sum(w * h for w, h in zip(expected, s2s.h, strict=True))  # c = Σ αⱼ hⱼ, the blend drawn
     np.testing.assert_allclose(c.values[0], blend, atol=1e-6)  # values carry 6 decimals
+
+
+def test_masks_section_adds_the_engines_masks_to_the_scaled_scores(frames, deck) -> None:
+    river = sentence(SENTENCE_RIVER, deck.story.seed, causal=True)
+    money_padded = sentence(SENTENCE_MONEY + " <pad>", deck.story.seed)
+    masks = dict(widgets(frames, "self-cross-masks", "mask"))
+    assert sorted(masks) == [3, 4] and len(money_padded.tokens) == 7
+    for step, s, blocked in ((3, river, lambda r, c: c > r), (4, money_padded, lambda r, c: c == 6)):  # <pad> is 7th
+        d = masks[step].data
+        n = len(s.tokens)
+        q, k = s.q, s.k
+        naive = np.array([[sum(q[r, t] * k[c, t] for t in range(q.shape[1])) / np.sqrt(q.shape[1]) for c in range(n)]
+                          for r in range(n)])
+        np.testing.assert_allclose(d.scores, naive, atol=1e-12)
+        for r in range(n):
+            for c in range(n):
+                assert (d.mask[r][c] is None) == blocked(r, c), (step, r, c)
+                assert d.result[r][c] == (None if blocked(r, c) else d.scores[r][c])
+        assert d.rows == d.cols == list(s.tokens) and d.stage == "added"
+    # the causal map blocks exactly what the pipeline's causal head blocks
+    np.testing.assert_array_equal(np.array([[v is None for v in r] for r in masks[3].data.mask]),
+                                  np.isneginf(river.attention.mask))
+
+
+def test_scaling_counts_every_score_before_and_after_the_division(frames, deck) -> None:
+    sc = dict(widgets(frames, "the-equation", "scaling"))
+    assert sorted(sc) == [3, 4] and [sc[3].data.stage, sc[4].data.stage] == ["raw", "scaled"]
+    d = sc[4].data
+    assert sc[3].data.raw_counts == d.raw_counts and sc[3].data.edges == d.edges
+    rng = np.random.default_rng(deck.story.seed)
+    q, k = rng.standard_normal((64, 128)), rng.standard_normal((64, 128))
+    raw = q @ k.T  # (64, 64) the sample of dot products
+    assert d.divisor == pytest.approx(np.sqrt(128))
+    assert sum(d.raw_counts) == sum(d.scaled_counts) == raw.size
+    np.testing.assert_array_equal(d.raw_counts, np.histogram(raw, bins=d.edges)[0])
+    np.testing.assert_array_equal(d.scaled_counts, np.histogram(raw / np.sqrt(128), bins=d.edges)[0])
+    np.testing.assert_allclose(d.raw_weights, naive_softmax(raw[0, :8]), atol=1e-12)
+    np.testing.assert_allclose(d.scaled_weights, naive_softmax(raw[0, :8] / np.sqrt(128)), atol=1e-12)
+    assert max(d.scaled_weights) < max(d.raw_weights)  # the softmax flattens

@@ -32,16 +32,19 @@ def test_probability_bars_fill_their_share_of_one(open_talk, watch) -> None:
 
 
 def test_raw_and_scaled_histograms_share_one_axis(open_talk, watch) -> None:
+    """5/4, the ``scaling`` kind: both histograms on one axis (the same bins), the scaled one far narrower."""
     page = open_talk(DECK)
     goto(page, "the-equation", 4)
-    page.locator(".slide.active .histogram g.kind-weights").wait_for()
-    spans = page.evaluate("""() => [...document.querySelectorAll('.slide.active .histogram g')].map(g => {
-        const xs = [...g.querySelectorAll('.hist-bar')].map(r => r.getBoundingClientRect());
-        const axis = g.querySelector('.hist-axis').getBoundingClientRect();
-        return {lo: Math.min(...xs.map(r => r.left)), hi: Math.max(...xs.map(r => r.right)),
-                a0: axis.left, a1: axis.right}; })""")
+    page.locator(".slide.active .mech-scaling .mech-scaled .mech-bar").first.wait_for(state="attached")
+    page.wait_for_timeout(1200)  # the squeeze has landed
+    spans = page.evaluate("""() => ['.mech-raw', '.mech-scaled'].map(sel => {
+        const bars = [...document.querySelectorAll(`.slide.active .mech-scaling ${sel} .mech-bar`)]
+          .map(r => r.getBoundingClientRect()).filter(r => r.height > 0.5);
+        return {lo: Math.min(...bars.map(r => r.left)), hi: Math.max(...bars.map(r => r.right))}; })""")
+    axes = page.evaluate("""() => [...document.querySelectorAll('.slide.active .mech-scaling .mech-hist > .mech-axis')]
+        .map(l => { const r = l.getBoundingClientRect(); return [r.left, r.right]; })""")
     raw, scaled = spans
-    assert raw["a0"] == pytest.approx(scaled["a0"], abs=1) and raw["a1"] == pytest.approx(scaled["a1"], abs=1)
+    assert len(axes) == 2 and axes[0] == pytest.approx(axes[1], abs=1)
     assert (scaled["hi"] - scaled["lo"]) < 0.3 * (raw["hi"] - raw["lo"])  # the narrowing is visible
     watch.assert_clean()
 

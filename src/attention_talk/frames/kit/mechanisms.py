@@ -87,13 +87,19 @@ def scaling_spread(scores: np.ndarray, scale: float, row: int, mask_row: np.ndar
                    bins: int = HIST_BINS) -> ScalingData:
     """Every score of a map before and after ``× scale`` (1/√d_k, the engine's ``Attention.scale``)
     counted on the same bins, and one row's softmax (plus its mask) before and after: the engine's
-    ``softmax``. ``raw_label`` and ``scaled_label`` may name {spread}, the values' standard deviation."""
+    ``softmax``. ``raw_label`` and ``scaled_label`` may name {spread}, the values' standard deviation.
+    With fewer ``labels`` than keys (a large sample of scores), the row's softmax is over its first
+    ``len(labels)`` keys: that query meeting those keys alone."""
     raw = np.asarray(scores, dtype=np.float64)  # (n_q, n_k)
     scaled = raw * scale  # (n_q, n_k)  the engine's Attention.scaled
     edges, ticks = histogram_edges(raw, bins)
     raw_counts, _ = np.histogram(raw.ravel(), bins=edges)
     scaled_counts, _ = np.histogram(scaled.ravel(), bins=edges)
-    m = np.asarray(mask_row, dtype=np.float64)  # (n_k,)
+    m = np.asarray(mask_row, dtype=np.float64)  # (k,)
+    if not 0 < len(labels) <= raw.shape[1] or m.shape != (len(labels),):
+        raise ValueError(f"scaling_spread needs 1 to {raw.shape[1]} labels and one mask entry per label, got "
+                         f"{len(labels)} labels and a mask of shape {m.shape}")
+    raw, scaled = raw[:, :len(labels)], scaled[:, :len(labels)]  # the row's keys shown (all of them by default)
     return ScalingData(
         edges=[float(e) for e in edges], raw_counts=[int(c) for c in raw_counts],
         scaled_counts=[int(c) for c in scaled_counts],

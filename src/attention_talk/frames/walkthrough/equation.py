@@ -14,6 +14,7 @@ from attention_talk.frames.contract import FrameBody, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_projection
 from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.mechanisms import scaling_spread
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
@@ -26,17 +27,18 @@ from attention_talk.frames.walkthrough.shared import (
     counter,
     equation_widget,
     sentences,
-    to_right,
 )
+from attention_talk.frames.widgets.mechanisms import ScalingStage
 
 LAYOUT = {
     "steps": band(120, 250), "formula": band(400, 130), "legend": band(550, 200), "row": band(410, 320),
-    "histogram": box(LEFT, 130, 1000, 600), "why": to_right(1100, 150, 420),
+    "histogram": box(LEFT, 125, 1480, 530), "why": box(160, 665, 1280, 90),
     "memory": band(120, 230), "wq": box(LEFT, 380, 720, 380), "q": box(820, 380, 720, 380),
 }
 
 
 HIST_BINS = 64
+ROW_KEYS = 8  # the keys of the one query whose softmax flattens beside the histogram
 
 
 class EquationParams(Params):
@@ -92,40 +94,29 @@ def _score_samples(seed: int, d_k: int = 128, n: int = 64):
     return raw, raw / np.sqrt(d_k), d_k
 
 
-def _hist(values: np.ndarray, edges: np.ndarray) -> dict:
-    counts, _ = np.histogram(values.ravel(), bins=edges)
-    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}
-
-
-def _variance(ctx: BuildContext, scaled_too: bool) -> FrameBody:
-    """Histograms of raw and scaled dot products on ONE x axis with the same bin edges, so the
-    narrowing is visible; the note reads the variance and the top weight."""
+def _variance(ctx: BuildContext, stage: ScalingStage) -> FrameBody:
+    """Every raw and scaled dot product on ONE histogram axis with the same bins (the ``scaling``
+    kind: the raw histogram squeezes by 1/√d_k into the scaled one), and one query's softmax over
+    a few keys flattening; the note reads the variance and the mean top weight."""
     raw, scaled, dk = _score_samples(ctx.deck.story.seed)
-    lim = float(np.ceil(np.abs(raw).max() / 5) * 5)
-    edges = np.linspace(-lim, lim, HIST_BINS + 1)  # shared by both series
-    series = [{"label": f"raw q·k, d_k = {dk}", "kind": "scores", **_hist(raw, edges),
-               "stat": f"variance {number(raw.var(), 1)}"}]
-    if scaled_too:
-        series.append({"label": f"scaled q·k / √{dk}", "kind": "weights", **_hist(scaled, edges),
-                       "stat": f"variance {number(scaled.var(), 2)}"})
-    tick = 10 * np.floor(lim / 10)
-    hist = widget("histogram", "hist", LAYOUT["histogram"], {
-        "series": series, "rows": 2, "ticks": [float(t) for t in np.arange(-tick, tick + 1, 10)],
-        "caption": f"{count(raw.size)} dot products of random unit-variance vectors ({dk} components), "
-                   "one shared axis"})
-    shown, digits = (scaled, 2) if scaled_too else (raw, 0)
+    keys = [f"k{i + 1}" for i in range(ROW_KEYS)]
+    data = scaling_spread(raw, 1 / np.sqrt(dk), 0, np.zeros(ROW_KEYS), keys, stage=stage, bins=HIST_BINS,
+                          raw_label=f"{count(raw.size)} dot products q·k, d_k = {dk} · std {{spread}}",
+                          scaled_label=f"scaled q·k / √{dk} · std {{spread}}",
+                          row_title=f"query 1 meets {ROW_KEYS} keys: softmax")
+    shown, digits = (scaled, 2) if stage == "scaled" else (raw, 0)
     top = float(np.mean(np.max(softmax(shown), axis=1)))  # mean largest weight per row
     why = note("why", LAYOUT["why"], "scores", components=dk, variance=number(shown.var(), digits),
                top=number(top, 2))  # the raw and the scaled step each give their text
-    return FrameBody(widgets=[hist], notes=[why])
+    return FrameBody(widgets=[widget("scaling", "scaling", LAYOUT["histogram"], data, kind="scores")], notes=[why])
 
 
 def _raw(ctx: BuildContext, p: EquationParams) -> FrameBody:
-    return _variance(ctx, scaled_too=False)
+    return _variance(ctx, "raw")
 
 
 def _scaled(ctx: BuildContext, p: EquationParams) -> FrameBody:
-    return _variance(ctx, scaled_too=True)
+    return _variance(ctx, "scaled")
 
 
 def _params(ctx: BuildContext, p: EquationParams) -> FrameBody:
