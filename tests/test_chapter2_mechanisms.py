@@ -77,3 +77,21 @@ def test_scaling_counts_every_score_before_and_after_the_division(frames, deck) 
     np.testing.assert_allclose(d.raw_weights, naive_softmax(raw[0, :8]), atol=1e-12)
     np.testing.assert_allclose(d.scaled_weights, naive_softmax(raw[0, :8] / np.sqrt(128)), atol=1e-12)
     assert max(d.scaled_weights) < max(d.raw_weights)  # the softmax flattens
+
+
+def test_the_first_softmax_is_the_bank_rows_weights(frames, deck) -> None:
+    """2/5: the softmax kind's e^x are exp(score − max) of the river map's “bank” row (q·k / √d_k,
+    no mask), its weights the map's weights, its stack exactly 1."""
+    river = sentence(SENTENCE_RIVER, deck.story.seed)
+    i = river.index("bank")
+    sm = dict(widgets(frames, "words-to-numbers", "softmax"))
+    assert sorted(sm) == [5]
+    d = sm[5].data
+    row = np.array([sum(river.q[i, t] * river.k[c, t] for t in range(3)) / np.sqrt(3) for c in range(len(river.tokens))])
+    np.testing.assert_allclose(d.scores, row, atol=1e-12)
+    assert d.row_max == row.max()
+    np.testing.assert_allclose(d.exps, [np.exp(v - row.max()) for v in row], atol=1e-12)
+    np.testing.assert_allclose(d.weights, naive_softmax(row), atol=1e-12)
+    np.testing.assert_allclose(d.weights, river.attention.weights[i], atol=1e-15)
+    assert sum(d.weights) == pytest.approx(1.0) and d.stage == "divide" and d.fit == "one"
+    assert d.labels == list(river.tokens)

@@ -50,6 +50,9 @@ SAMPLES: dict[str, dict[str, Any]] = {
                 "col_axis": "layer", "values": [[0.1, 0.5, 0.2], [0.3, 0.9, 0.0]], "winner": [1, 1], "stage": "zoom",
                 "zoom": {"title": "layer 1, head 1", "rows": ["the", "dog"], "cols": ["the", "dog"],
                          "weights": [[1.0, 0.0], [0.9, 0.1]], "targets": [[1, 0]]}},
+    # the plain histogram: chapter 2's √d_k steps draw the scaling kind since issue 30; no deck uses it today
+    "histogram": {"series": [{"label": "q·k", "kind": "scores", "edges": [0.0, 1.0, 2.0], "counts": [1, 3],
+                              "stat": "variance 0.2"}], "caption": "one shared axis", "rows": 2, "ticks": [0.0, 2.0]},
     # issue 30's mechanism kinds, until the talk decks draw them (their demo: tests/browser/decks/mechanisms-demo.yaml)
     "softmax": {"title": "the row of “b”", "labels": ["a", "b", "c"], "scores": [1.0, 2.0, None], "row_max": 2.0,
                 "shifted": [-1.0, 0.0, None], "exps": [0.36787944117144233, 1.0, 0.0], "total": 1.3678794411714423,
@@ -83,7 +86,7 @@ DOCUMENTED = {
     "rnn": {"source", "states", "target", "mode", "weights", "focus"},
     "scaling": {"edges", "raw_counts", "scaled_counts", "divisor", "raw_weights", "scaled_weights", "masked", "stage"},
     "slider": {"options", "selected", "heads", "title", "square_label"},
-    "softmax": {"labels", "scores", "row_max", "shifted", "exps", "total", "weights", "stage"},
+    "softmax": {"labels", "scores", "row_max", "shifted", "exps", "total", "weights", "stage", "fit"},
     "stack": {"tokens", "layers", "d_model", "zoom"},
     "token-picker": {"tokens", "rows", "sums", "selected", "title"},
     "tokens": {"tokens", "focus", "links"},

@@ -21,7 +21,7 @@ def goto(page, slide_id: str, step: int) -> None:
 
 def test_probability_bars_fill_their_share_of_one(open_talk, watch) -> None:
     page = open_talk(DECK)
-    goto(page, "words-to-numbers", 5)
+    goto(page, "before-attention", 3)  # the α of the RNN's states
     rows = page.locator(".slide.active .widget-weight-bars .wb-row")
     rows.first.wait_for()
     for k in range(rows.count()):

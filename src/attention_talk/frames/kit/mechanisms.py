@@ -6,6 +6,7 @@ engine result its numbers equal (tests/test_mechanisms.py checks them)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -33,10 +34,11 @@ def _finite_or_none(values: np.ndarray) -> list[float | None]:
 
 
 def softmax_process(row: Sequence[float] | np.ndarray, labels: Sequence[str], *, stage: SoftmaxStage, title: str,
-                    digits: int = 2) -> SoftmaxData:
+                    digits: int = 2, fit: Literal["sum", "one"] = "sum") -> SoftmaxData:
     """Softmax of one row of a map (scaled scores plus the mask, −∞ where blocked), step by step:
     the row max, score − max, exp of it, their sum, and the weights, which are the engine's
-    ``softmax`` of the row (so they equal the map's weights row)."""
+    ``softmax`` of the row (so they equal the map's weights row). ``fit`` "one": the plot's height is
+    1, for a step that shows only the divided weights."""
     x = np.asarray(row, dtype=np.float64)  # (n_k,)
     if x.ndim != 1 or len(x) != len(labels):
         raise ValueError(f"softmax_process needs one row and one label per entry, got shape {x.shape} "
@@ -49,7 +51,7 @@ def softmax_process(row: Sequence[float] | np.ndarray, labels: Sequence[str], *,
     exps = np.exp(shifted)  # (n_k,)  exp(−∞) = 0
     return SoftmaxData(title=title, labels=list(labels), scores=_finite_or_none(x), row_max=row_max,
                        shifted=_finite_or_none(shifted), exps=[float(e) for e in exps], total=float(exps.sum()),
-                       weights=[float(w) for w in softmax(x)], stage=stage, digits=digits)
+                       weights=[float(w) for w in softmax(x)], stage=stage, digits=digits, fit=fit)
 
 
 def mask_addition(scores: np.ndarray, mask: np.ndarray, rows: Sequence[str], cols: Sequence[str], *,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from attention_talk.frames.widgets.base import Widget, WidgetData
 
@@ -29,6 +29,15 @@ class SoftmaxData(WidgetData):
     stage: SoftmaxStage = Field(description="What the view shows: the scores around zero, the row max "
                                 "subtracted, e^x, their sum as one stacked bar, or each divided by it.")
     digits: int = Field(default=2, ge=0, le=4, description="Decimals of the printed values.")
+    fit: Literal["sum", "one"] = Field(default="sum", description="What fills the plot's height: the sum of the "
+                                       "e^x (a deck playing the whole process), or 1 (a deck showing only the "
+                                       "divided weights: stage 'divide').")
+
+    @model_validator(mode="after")
+    def _one_only_divided(self) -> SoftmaxData:
+        if self.fit == "one" and self.stage != "divide":
+            raise ValueError(f"fit 'one' draws the divided weights only (stage 'divide'), got stage {self.stage!r}")
+        return self
 
 
 class SoftmaxWidget(Widget):
