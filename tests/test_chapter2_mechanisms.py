@@ -87,9 +87,10 @@ def test_the_first_softmax_is_the_bank_rows_weights(frames, deck) -> None:
     sm = dict(widgets(frames, "words-to-numbers", "softmax"))
     assert sorted(sm) == [5]
     d = sm[5].data
-    row = np.array([sum(river.q[i, t] * river.k[c, t] for t in range(3)) / np.sqrt(3) for c in range(len(river.tokens))])
+    n = len(river.tokens)
+    row = np.array([sum(river.q[i, t] * river.k[c, t] for t in range(3)) / np.sqrt(3) for c in range(n)])
     np.testing.assert_allclose(d.scores, row, atol=1e-12)
-    assert d.row_max == row.max()
+    assert d.row_max == pytest.approx(row.max(), abs=1e-12)
     np.testing.assert_allclose(d.exps, [np.exp(v - row.max()) for v in row], atol=1e-12)
     np.testing.assert_allclose(d.weights, naive_softmax(row), atol=1e-12)
     np.testing.assert_allclose(d.weights, river.attention.weights[i], atol=1e-15)
