@@ -96,3 +96,20 @@ def test_the_first_softmax_is_the_bank_rows_weights(frames, deck) -> None:
     np.testing.assert_allclose(d.weights, river.attention.weights[i], atol=1e-15)
     assert sum(d.weights) == pytest.approx(1.0) and d.stage == "divide" and d.fit == "one"
     assert d.labels == list(river.tokens)
+
+
+def test_concat_blocks_are_the_two_heads_and_their_product_with_w_o(frames, deck) -> None:
+    """8/5: the concat kind's blocks are the two selector heads' outputs (3 × 2 each), side by side
+    3 × 4, times W_O (4 × 4); the row of O shown is concat(river) · W_O, summed out here."""
+    from attention_talk.frames.walkthrough.heads import two_heads
+    mh, w_o = two_heads(deck.story.seed)
+    cw = dict(widgets(frames, "multi-head", "concat"))
+    assert sorted(cw) == [5]
+    d = cw[5].data
+    assert [b.shape for b in d.blocks] == [(3, 2), (3, 2)] and d.concat == (3, 4) and d.w_o == (4, 4)
+    assert d.output == (3, 4) and d.token == "river" and d.stage == "product"
+    river = [*mh.heads[0].output[0], *mh.heads[1].output[0]]  # concat of the two heads' rows
+    np.testing.assert_allclose(river, mh.concat[0], atol=1e-15)
+    o = [sum(river[t] * w_o[t, c] for t in range(4)) for c in range(4)]
+    np.testing.assert_allclose(d.values, o, atol=1e-12)
+    assert d.columns == [1, 2, 3, 4]
