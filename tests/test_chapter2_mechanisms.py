@@ -77,6 +77,7 @@ def test_scaling_counts_every_score_before_and_after_the_division(frames, deck) 
     np.testing.assert_allclose(d.raw_weights, naive_softmax(raw[0, :8]), atol=1e-12)
     np.testing.assert_allclose(d.scaled_weights, naive_softmax(raw[0, :8] / np.sqrt(128)), atol=1e-12)
     assert max(d.scaled_weights) < max(d.raw_weights)  # the softmax flattens
+    assert d.peaks == "each"  # d_k = 128: the raw histogram drawn to its own height, not flat
 
 
 def test_the_first_softmax_is_the_bank_rows_weights(frames, deck) -> None:

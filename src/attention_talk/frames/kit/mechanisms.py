@@ -86,7 +86,7 @@ def histogram_edges(values: np.ndarray, bins: int = HIST_BINS) -> tuple[np.ndarr
 
 def scaling_spread(scores: np.ndarray, scale: float, row: int, mask_row: np.ndarray, labels: Sequence[str], *,
                    stage: ScalingStage, raw_label: str, scaled_label: str, row_title: str,
-                   bins: int = HIST_BINS) -> ScalingData:
+                   bins: int = HIST_BINS, peaks: Literal["shared", "each"] = "shared") -> ScalingData:
     """Every score of a map before and after ``× scale`` (1/√d_k, the engine's ``Attention.scale``)
     counted on the same bins, and one row's softmax (plus its mask) before and after: the engine's
     ``softmax``. ``raw_label`` and ``scaled_label`` may name {spread}, the values' standard deviation.
@@ -110,4 +110,4 @@ def scaling_spread(scores: np.ndarray, scale: float, row: int, mask_row: np.ndar
         ticks=[float(t) for t in ticks], divisor=float(1 / scale), labels=list(labels),
         raw_weights=[float(w) for w in softmax(raw[row] + m)],
         scaled_weights=[float(w) for w in softmax(scaled[row] + m)],
-        masked=[bool(v == -np.inf) for v in m], row_title=row_title, stage=stage)
+        masked=[bool(v == -np.inf) for v in m], row_title=row_title, stage=stage, peaks=peaks)

@@ -103,7 +103,7 @@ def _variance(ctx: BuildContext, stage: ScalingStage) -> FrameBody:
     data = scaling_spread(raw, 1 / np.sqrt(dk), 0, np.zeros(ROW_KEYS), keys, stage=stage, bins=HIST_BINS,
                           raw_label=f"{count(raw.size)} dot products q·k, d_k = {dk} · std {{spread}}",
                           scaled_label=f"scaled q·k / √{dk} · std {{spread}}",
-                          row_title=f"query 1 meets {ROW_KEYS} keys: softmax")
+                          row_title=f"query 1 meets {ROW_KEYS} keys: softmax", peaks="each")
     shown, digits = (scaled, 2) if stage == "scaled" else (raw, 0)
     top = float(np.mean(np.max(softmax(shown), axis=1)))  # mean largest weight per row
     why = note("why", LAYOUT["why"], "scores", components=dk, variance=number(shown.var(), digits),

@@ -84,6 +84,9 @@ class ScalingData(WidgetData):
     masked: list[bool] = Field(description="Keys the mask blocks in this row (their weight is exactly 0).")
     row_title: str = Field(description="Heading of the row's weights.")
     stage: ScalingStage = Field(description="Before the division (raw) or after it (scaled).")
+    peaks: Literal["shared", "each"] = Field(default="shared", description="Bar heights: one count scale for "
+                                             "both histograms, or each drawn to its own tallest bin (a large "
+                                             "√d_k, where the raw one would lie flat beside the scaled one).")
 
 
 class ScalingWidget(Widget):
