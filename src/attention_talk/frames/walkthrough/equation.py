@@ -12,14 +12,14 @@ from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Tensor
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.derivations import derive_copy, derive_projection
-from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.derivations import derive_copy, derive_projection, derive_weights
+from attention_talk.frames.kit.layout import LEFT, box, columns
 from attention_talk.frames.kit.mechanisms import scaling_spread
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.inputs import FEATURES, W_Q, Sentence
+from attention_talk.frames.walkthrough.inputs import FEATURES, W_K, W_Q, W_V, Sentence
 from attention_talk.frames.walkthrough.shared import (
     band,
     cards,
@@ -31,12 +31,14 @@ from attention_talk.frames.walkthrough.shared import (
 from attention_talk.frames.widgets.mechanisms import ScalingStage
 
 LAYOUT = {
-    "steps": band(120, 250), "formula": band(400, 130), "legend": band(550, 200), "row": band(410, 320),
+    "steps": band(120, 250), "formula": band(390, 130), "row": band(410, 320),
+    **{f"legend_{n}": b for n, b in zip("QKVA", columns(band(530, 230), [1, 1, 1, 2.2], gap=40), strict=True)},
     "histogram": box(LEFT, 125, 1480, 530), "why": box(160, 665, 1280, 90),
     "memory": band(120, 230), "wq": box(LEFT, 380, 720, 380), "q": box(820, 380, 720, 380),
 }
 
 
+BLANK = [""]  # the formula's matrices drawn at their shapes, unlabelled (the cards above name the sizes)
 HIST_BINS = 64
 ROW_KEYS = 8  # the keys of the one query whose softmax flattens beside the histogram
 
@@ -76,13 +78,18 @@ def _four_steps(ctx: BuildContext, p: EquationParams) -> FrameBody:
 
 
 def _formula(ctx: BuildContext, p: EquationParams) -> FrameBody:
-    river, _ = sentences(ctx)
-    n, d_k = river.q.shape
+    """The formula over the four steps, and under it the matrices it names, at their true shapes (the
+    causal head of the river sentence; a cell too small for its number shows it on focus)."""
     body = _four_steps(ctx, p)
     body.widgets.append(equation_widget("eq", LAYOUT["formula"], p.equation or "attention"))
-    body.widgets.append(cards("legend", LAYOUT["legend"], [
-        card(f"legend-{id}", kind=kind, tokens=n, key_width=d_k, value_width=river.v.shape[1])
-        for id, kind in (("q", "query"), ("k", "key"), ("v", "value"), ("a", "weights"))], columns=4))
+    s = causal_river(ctx)
+    toks, a, dims = list(s.tokens), s.attention, range(s.q.shape[1])
+    for name, arr, w, kind in (("Q", s.q, W_Q, "query"), ("K", s.k, W_K, "key"), ("V", s.v, W_V, "value")):
+        t = tensor(name, name, kind, arr, LAYOUT[f"legend_{name}"], rows=BLANK * len(toks), cols=BLANK * len(dims))
+        body.tensors.append(derive_projection(t, s.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
+    at = tensor("A", "A", "weights", a.weights, LAYOUT["legend_A"], rows=BLANK * len(toks), cols=BLANK * len(toks),
+                digits=2, heat=True)
+    body.tensors.append(derive_weights(at, a.masked, row_names=toks, col_names=toks))
     return body
 
 
@@ -148,8 +155,7 @@ STAGES = {"steps": _four_steps, "formula": _formula, "raw": _raw, "scaled": _sca
 
 
 @CHAPTER.builder("walk.equation", EquationParams, notes=("why",),
-                 cards=("scores", "scale", "mask", "softmax", "legend-q", "legend-k", "legend-v", "legend-a",
-                        "parameters", "activations"))
+                 cards=("scores", "scale", "mask", "softmax", "parameters", "activations"))
 def equation(ctx: BuildContext, p: EquationParams) -> FrameBody:
     """The four steps with shapes, the full formula, why √d_k, parameters vs activations."""
     return STAGES[p.stage](ctx, p)
