@@ -83,7 +83,7 @@ DOCUMENTED = {
     "link": {"title", "text", "href", "detail"},
     "mask": {"rows", "cols", "scores", "mask", "result", "stage"},
     "pipeline": {"stages", "active"},
-    "rnn": {"source", "states", "target", "mode", "weights", "focus"},
+    "rnn": {"source", "states", "target", "mode", "weights", "focus", "values"},
     "scaling": {"edges", "raw_counts", "scaled_counts", "divisor", "raw_weights", "scaled_weights", "masked", "stage",
                 "peaks"},
     "slider": {"options", "selected", "heads", "title", "square_label"},

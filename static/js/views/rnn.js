@@ -99,8 +99,22 @@ function drawBlend(s, states, weights, fill) {
   svg("rect", { class: "rnn-blend-frame", x: BLEND.x, y: BLEND.y, width: BLEND.w, height: BLEND.h }, g);
 }
 
+/** Encoder mode: under each state, its numbers as small bars about a zero line (tanh: within ±1),
+ * every state the same width however long the sentence. */
+function drawValues(s, states, values) {
+  const zero = 236, unit = 84, bw = 18, gap = 6;
+  values.forEach((h, i) => {
+    const g = svg("g", { class: "rnn-values", role: "img",
+      "aria-label": `${states[i]} = [${h.map((v) => number(v, 2)).join(", ")}]` }, s);
+    const x0 = xAt(i) - (h.length * bw + (h.length - 1) * gap) / 2;
+    svg("line", { class: "rnn-link", x1: x0 - 6, x2: x0 + h.length * (bw + gap), y1: zero, y2: zero, "stroke-width": 2 }, g);
+    h.forEach((v, k) => svg("rect", { class: "rnn-value", x: x0 + k * (bw + gap), y: v >= 0 ? zero - v * unit : zero,
+      width: bw, height: Math.max(Math.abs(v) * unit, 1) }, g));
+  });
+}
+
 registerWidget("rnn", (root, widget) => {
-  const { source, states, target, mode, weights, focus } = widget.data;
+  const { source, states, target, mode, weights, focus, values } = widget.data;
   const W = widget.box.w, H = widget.box.h;
   const was = root.dataset.rnnMode ?? null, still = reducedMotion(root);
   root.dataset.rnnMode = mode;
@@ -127,6 +141,7 @@ registerWidget("rnn", (root, widget) => {
   target.forEach((tok, i) => box(xAt(i), ROWS.target, BOX.w + 12, 52, tok, `rnn-target${i === focus ? " focus" : ""}`));
   svg("text", { class: "rnn-note", x: endX, y: ROWS.target + 26, "dominant-baseline": "central" }, s).textContent =
     "decoder writes →";
+  if (mode === "encoder" && values) drawValues(s, states, values);
   if (mode === "bottleneck") {
     const cx = endX + 110;
     box(cx, ROWS.state, 180, BOX.h, `c = ${states[states.length - 1]}`, "rnn-c");

@@ -23,7 +23,7 @@ from attention_talk.frames.walkthrough.shared import band, bars, cards, to_right
 _NOTE = to_right(1000, 540, 220)  # one place for the note of every step: it does not jump
 LAYOUT = {
     "rnn": band(120, 400),
-    "states": box(LEFT, 540, 700, 220), "recurrence": _NOTE,
+    "states": box(LEFT, 510, 700, 250), "recurrence": _NOTE,
     "alpha": box(LEFT, 536, 880, 224), "alpha_note": _NOTE,
     "context": box(LEFT, 560, 900, 170), "fresh": _NOTE,
     "history": band(540, 220),
@@ -43,7 +43,8 @@ def _with_diagram(s2s: Seq2Seq, mode: Literal["encoder", "bottleneck", "attentio
     w = s2s.attention.weights[0]
     return FrameBody(widgets=[widget("rnn", "rnn", LAYOUT["rnn"], {
         "source": list(SOURCE), "states": STATES, "target": list(TARGET), "mode": mode,
-        "weights": [float(x) for x in w] if mode in ("attention", "context") else None, "focus": len(TARGET) - 1})])
+        "weights": [float(x) for x in w] if mode in ("attention", "context") else None, "focus": len(TARGET) - 1,
+        "values": [[float(v) for v in h] for h in s2s.h] if mode == "encoder" else None})])
 
 
 def _states(s2s: Seq2Seq, highlight: Highlight | None = None) -> Tensor:

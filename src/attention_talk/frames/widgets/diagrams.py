@@ -100,6 +100,9 @@ class RnnData(WidgetData):
     weights: list[float] | None = Field(description="Attention weight of each state for the focus word (the "
                                         "engine's softmax; attention and context modes); null otherwise.")
     focus: int = Field(description="Index of the target word being produced.")
+    values: list[list[float]] | None = Field(default=None, description="Each state's numbers (hᵢ, one list per "
+                                             "state), drawn as small bars under it in encoder mode: the fixed "
+                                             "width of every state.")
 
 
 class RnnWidget(Widget):
