@@ -86,7 +86,7 @@ function drawBlend(s, states, weights, fill) {
     const x = BLEND.x + at * BLEND.w, width = w * BLEND.w;
     const part = svg("rect", { class: `rnn-blend-part${j % 2 ? " alt" : ""}`, x: 0, y: BLEND.y, width: 1,
       height: BLEND.h, "data-share": w }, g);
-    animate(part, fill ? `translate(${x}px, 0px) scale(0.001, 1)` : null, `translate(${x}px, 0px) scale(${width}, 1)`,
+    animate(part, fill ? `translate(${x}px, 0px) scale(0.05, 1)` : null, `translate(${x}px, 0px) scale(${width}, 1)`,
       j * (MS / 2));
     if (width >= 56) {
       const t = svg("text", { class: "rnn-blend-name", x: x + width / 2, y: BLEND.y + BLEND.h / 2,
