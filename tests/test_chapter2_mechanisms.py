@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from attention_talk.frames.kit.mechanisms import scaling_spread, softmax_process
 from attention_talk.frames.walkthrough.inputs import DECODER_GAIN, SENTENCE_MONEY, SENTENCE_RIVER, sentence, seq2seq
 from attention_talk.paths import data_dir
 
@@ -114,3 +117,27 @@ def test_concat_blocks_are_the_two_heads_and_their_product_with_w_o(frames, deck
     o = [sum(river[t] * w_o[t, c] for t in range(4)) for c in range(4)]
     np.testing.assert_allclose(d.values, o, atol=1e-12)
     assert d.columns == [1, 2, 3, 4]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 9), st.integers(2, 9), st.integers(0, 10_000), st.data())
+def test_scaling_spread_over_a_rows_first_keys(n_q, n_k, seed, data) -> None:
+    """The generalisation chapter 2 uses: with k ≤ n_k labels, the row's softmax is over its first k
+    keys (a naive softmax here); every score is still counted."""
+    k = data.draw(st.integers(1, n_k))
+    row = data.draw(st.integers(0, n_q - 1))
+    s = np.random.default_rng(seed).normal(0, 3, (n_q, n_k))
+    d = scaling_spread(s, 0.5, row, np.zeros(k), [f"k{i}" for i in range(k)], stage="scaled", raw_label="r",
+                       scaled_label="s", row_title="t", peaks="each")
+    np.testing.assert_allclose(d.raw_weights, naive_softmax(s[row, :k]), atol=1e-12)
+    np.testing.assert_allclose(d.scaled_weights, naive_softmax(0.5 * s[row, :k]), atol=1e-12)
+    assert sum(d.raw_counts) == sum(d.scaled_counts) == n_q * n_k and d.peaks == "each"  # all of the map
+
+
+def test_scaling_spread_and_softmax_fit_refuse_what_they_cannot_draw() -> None:
+    s = np.zeros((2, 3))
+    with pytest.raises(ValueError, match="1 to 3 labels"):
+        scaling_spread(s, 1.0, 0, np.zeros(4), list("abcd"), stage="raw", raw_label="r", scaled_label="s",
+                       row_title="t")
+    with pytest.raises(ValueError, match="fit 'one'"):
+        softmax_process([1.0, 2.0], ["a", "b"], stage="exp", title="t", fit="one")
