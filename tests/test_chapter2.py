@@ -65,7 +65,7 @@ def test_section_7_numbers_through_the_api(client) -> None:
     assert by_name["A1"]["values"][0] == pytest.approx([0.401, 0.198, 0.401], abs=5e-4)
     assert by_name["Z1"]["values"][0] == pytest.approx([0.802, 0.599], abs=5e-4)
     assert by_name["Z2"]["values"][0] == pytest.approx([0.503, 0.248], abs=5e-4)
-    concat = {t["name"]: t for t in steps[4]["tensors"]}["cat"]
+    concat = {t["name"]: t for t in steps[5]["tensors"]}["cat"]  # step 5 draws the concat kind, step 6 the matrices
     assert concat["values"][0] == pytest.approx([0.802, 0.599, 0.503, 0.248], abs=5e-4)
     assert concat["shape"] == [3, 4]
 

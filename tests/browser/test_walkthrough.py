@@ -94,7 +94,7 @@ def test_choose_a_token(open_talk, watch) -> None:
 
 @pytest.mark.parametrize("slide, step, tensor", [
     ("pipeline", 1, "Q"), ("pipeline", 5, "S"), ("pipeline", 6, "S"), ("pipeline", 7, "A"),
-    ("pipeline", 8, "Z"), ("multi-head", 5, "cat"), ("multi-head", 5, "O"), ("before-attention", 4, "c"),
+    ("pipeline", 8, "Z"), ("multi-head", 6, "cat"), ("multi-head", 6, "O"), ("before-attention", 4, "c"),
 ])
 def test_derivation_panel_recomputes_the_cell(talk, slide, step, tensor) -> None:
     page = talk.open(DECK)

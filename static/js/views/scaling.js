@@ -14,7 +14,9 @@ function geometry(d, W, H) {
   const histW = Math.round(W * 0.6), lo = d.edges[0], hi = d.edges[d.edges.length - 1];
   const x = (v) => 20 + ((v - lo) / (hi - lo || 1)) * (histW - 40);
   const rowH = (H - 150) / 2, peak = Math.max(1, ...d.raw_counts, ...d.scaled_counts);
-  return { W, H, x, histW, base: [56 + rowH, 110 + 2 * rowH], barMax: rowH - 20, peak,
+  // `peaks` "each": every histogram to its own tallest bin (the raw one would lie flat otherwise).
+  const own = d.peaks === "each" ? [Math.max(1, ...d.raw_counts), Math.max(1, ...d.scaled_counts)] : [peak, peak];
+  return { W, H, x, histW, base: [56 + rowH, 110 + 2 * rowH], barMax: rowH - 20, peaks: own,
     wx: histW + 60, wTop: 70, wRow: (H - 90) / d.labels.length };
 }
 
@@ -23,7 +25,7 @@ function drawCounts(grp, d, g, counts, row) {
   return counts.map((c, i) => {
     const x0 = g.x(d.edges[i]), x1 = g.x(d.edges[i + 1]);
     return place(unitRect(grp, { class: "mech-bar" }), boxAt(x0 + 1, g.base[row], Math.max(x1 - x0 - 2, 1),
-      -(g.barMax * c) / g.peak));
+      -(g.barMax * c) / g.peaks[row]));
   });
 }
 

@@ -2,7 +2,8 @@
 // every number from the engine): the scores as bars around zero → the row max subtracted (a dashed
 // max line and every bar's end slide down by it) → e^x (the bars turn positive, the max exactly 1)
 // → their sum (copies of the bars travel into one stacked bar) → each divided by it (the stack and
-// every bar shrink by the same factor: the stack ends exactly on the line of 1). A masked key is
+// every bar shrink by the same factor: the stack ends exactly on the line of 1; with `fit` "one",
+// a step that shows only the weights, the line of 1 is the plot's top). A masked key is
 // hatched with "−∞" and collapses to a greyed "0": e^−∞ adds nothing to the stack.
 import { number } from "../lib/format.js";
 import { label, reducedMotion, surface, svg } from "./dom.js";
@@ -25,7 +26,8 @@ function geometry(d, W, H) {
   const us = Math.min(up > 0 ? (zero - top) / up : Infinity, down > 0 ? (bottom - zero) / down : Infinity);
   // Once e^x makes every bar positive, the zero line slides down to the plot's foot (`base`).
   return { W, H, top, bottom, zero, base: bottom, left, right, slot, barW: slot * 0.56, stackX: W - 250,
-    stackW: 110, us: Number.isFinite(us) ? us : zero - top, up: (bottom - top) / Math.max(d.total, 1) };
+    stackW: 110, us: Number.isFinite(us) ? us : zero - top,
+    up: (bottom - top) / (d.fit === "one" ? 1 : Math.max(d.total, 1)) };
 }
 
 const masked = (d, i) => d.scores[i] === null;

@@ -6,6 +6,7 @@ engine result its numbers equal (tests/test_mechanisms.py checks them)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -33,11 +34,13 @@ def _finite_or_none(values: np.ndarray) -> list[float | None]:
 
 
 def softmax_process(row: Sequence[float] | np.ndarray, labels: Sequence[str], *, stage: SoftmaxStage, title: str,
-                    digits: int = 2, identity: str | None = None) -> SoftmaxData:
+                    digits: int = 2, identity: str | None = None, fit: Literal["sum", "one"] = "sum"
+                    ) -> SoftmaxData:
     """Softmax of one row of a map (scaled scores plus the mask, −∞ where blocked), step by step:
     the row max, score − max, exp of it, their sum, and the weights, which are the engine's
     ``softmax`` of the row (so they equal the map's weights row). ``identity``: what the bars are
-    across frames (continuity), when a tensor before or after shares it."""
+    across frames (continuity), when a tensor before or after shares it. ``fit`` "one": the plot's
+    height is 1, for a step that shows only the divided weights."""
     x = np.asarray(row, dtype=np.float64)  # (n_k,)
     if x.ndim != 1 or len(x) != len(labels):
         raise ValueError(f"softmax_process needs one row and one label per entry, got shape {x.shape} "
@@ -50,7 +53,7 @@ def softmax_process(row: Sequence[float] | np.ndarray, labels: Sequence[str], *,
     exps = np.exp(shifted)  # (n_k,)  exp(−∞) = 0
     return SoftmaxData(title=title, labels=list(labels), scores=_finite_or_none(x), row_max=row_max,
                        shifted=_finite_or_none(shifted), exps=[float(e) for e in exps], total=float(exps.sum()),
-                       weights=[float(w) for w in softmax(x)], stage=stage, digits=digits,
+                       weights=[float(w) for w in softmax(x)], stage=stage, digits=digits, fit=fit,
                        **({} if identity is None else {"identity": identity}))
 
 
@@ -87,16 +90,22 @@ def histogram_edges(values: np.ndarray, bins: int = HIST_BINS) -> tuple[np.ndarr
 
 def scaling_spread(scores: np.ndarray, scale: float, row: int, mask_row: np.ndarray, labels: Sequence[str], *,
                    stage: ScalingStage, raw_label: str, scaled_label: str, row_title: str,
-                   bins: int = HIST_BINS) -> ScalingData:
+                   bins: int = HIST_BINS, peaks: Literal["shared", "each"] = "shared") -> ScalingData:
     """Every score of a map before and after ``× scale`` (1/√d_k, the engine's ``Attention.scale``)
     counted on the same bins, and one row's softmax (plus its mask) before and after: the engine's
-    ``softmax``. ``raw_label`` and ``scaled_label`` may name {spread}, the values' standard deviation."""
+    ``softmax``. ``raw_label`` and ``scaled_label`` may name {spread}, the values' standard deviation.
+    With fewer ``labels`` than keys (a large sample of scores), the row's softmax is over its first
+    ``len(labels)`` keys: that query meeting those keys alone."""
     raw = np.asarray(scores, dtype=np.float64)  # (n_q, n_k)
     scaled = raw * scale  # (n_q, n_k)  the engine's Attention.scaled
     edges, ticks = histogram_edges(raw, bins)
     raw_counts, _ = np.histogram(raw.ravel(), bins=edges)
     scaled_counts, _ = np.histogram(scaled.ravel(), bins=edges)
-    m = np.asarray(mask_row, dtype=np.float64)  # (n_k,)
+    m = np.asarray(mask_row, dtype=np.float64)  # (k,)
+    if not 0 < len(labels) <= raw.shape[1] or m.shape != (len(labels),):
+        raise ValueError(f"scaling_spread needs 1 to {raw.shape[1]} labels and one mask entry per label, got "
+                         f"{len(labels)} labels and a mask of shape {m.shape}")
+    raw, scaled = raw[:, :len(labels)], scaled[:, :len(labels)]  # the row's keys shown (all of them by default)
     return ScalingData(
         edges=[float(e) for e in edges], raw_counts=[int(c) for c in raw_counts],
         scaled_counts=[int(c) for c in scaled_counts],
@@ -105,4 +114,4 @@ def scaling_spread(scores: np.ndarray, scale: float, row: int, mask_row: np.ndar
         ticks=[float(t) for t in ticks], divisor=float(1 / scale), labels=list(labels),
         raw_weights=[float(w) for w in softmax(raw[row] + m)],
         scaled_weights=[float(w) for w in softmax(scaled[row] + m)],
-        masked=[bool(v == -np.inf) for v in m], row_title=row_title, stage=stage)
+        masked=[bool(v == -np.inf) for v in m], row_title=row_title, stage=stage, peaks=peaks)

@@ -12,13 +12,14 @@ from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Tensor
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.derivations import derive_copy, derive_projection
-from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.derivations import derive_copy, derive_projection, derive_weights
+from attention_talk.frames.kit.layout import LEFT, box, columns
+from attention_talk.frames.kit.mechanisms import scaling_spread
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.inputs import FEATURES, W_Q, Sentence
+from attention_talk.frames.walkthrough.inputs import FEATURES, W_K, W_Q, W_V, Sentence
 from attention_talk.frames.walkthrough.shared import (
     band,
     cards,
@@ -26,17 +27,20 @@ from attention_talk.frames.walkthrough.shared import (
     counter,
     equation_widget,
     sentences,
-    to_right,
 )
+from attention_talk.frames.widgets.mechanisms import ScalingStage
 
 LAYOUT = {
-    "steps": band(120, 250), "formula": band(400, 130), "legend": band(550, 200), "row": band(410, 320),
-    "histogram": box(LEFT, 130, 1000, 600), "why": to_right(1100, 150, 420),
+    "steps": band(120, 250), "formula": band(390, 130), "row": band(410, 320),
+    **{f"legend_{n}": b for n, b in zip("QKVA", columns(band(530, 230), [1, 1, 1, 2.2], gap=40), strict=True)},
+    "histogram": box(LEFT, 125, 1480, 530), "why": box(160, 665, 1280, 90),
     "memory": band(120, 230), "wq": box(LEFT, 380, 720, 380), "q": box(820, 380, 720, 380),
 }
 
 
+BLANK = [""]  # the formula's matrices drawn at their shapes, unlabelled (the cards above name the sizes)
 HIST_BINS = 64
+ROW_KEYS = 8  # the keys of the one query whose softmax flattens beside the histogram
 
 
 class EquationParams(Params):
@@ -74,13 +78,18 @@ def _four_steps(ctx: BuildContext, p: EquationParams) -> FrameBody:
 
 
 def _formula(ctx: BuildContext, p: EquationParams) -> FrameBody:
-    river, _ = sentences(ctx)
-    n, d_k = river.q.shape
+    """The formula over the four steps, and under it the matrices it names, at their true shapes (the
+    causal head of the river sentence; a cell too small for its number shows it on focus)."""
     body = _four_steps(ctx, p)
     body.widgets.append(equation_widget("eq", LAYOUT["formula"], p.equation or "attention"))
-    body.widgets.append(cards("legend", LAYOUT["legend"], [
-        card(f"legend-{id}", kind=kind, tokens=n, key_width=d_k, value_width=river.v.shape[1])
-        for id, kind in (("q", "query"), ("k", "key"), ("v", "value"), ("a", "weights"))], columns=4))
+    s = causal_river(ctx)
+    toks, a, dims = list(s.tokens), s.attention, range(s.q.shape[1])
+    for name, arr, w, kind in (("Q", s.q, W_Q, "query"), ("K", s.k, W_K, "key"), ("V", s.v, W_V, "value")):
+        t = tensor(name, name, kind, arr, LAYOUT[f"legend_{name}"], rows=BLANK * len(toks), cols=BLANK * len(dims))
+        body.tensors.append(derive_projection(t, s.x, w, x_name="x", w_name=f"W_{name}", row_names=toks))
+    at = tensor("A", "A", "weights", a.weights, LAYOUT["legend_A"], rows=BLANK * len(toks), cols=BLANK * len(toks),
+                digits=2, heat=True)
+    body.tensors.append(derive_weights(at, a.masked, row_names=toks, col_names=toks))
     return body
 
 
@@ -92,40 +101,29 @@ def _score_samples(seed: int, d_k: int = 128, n: int = 64):
     return raw, raw / np.sqrt(d_k), d_k
 
 
-def _hist(values: np.ndarray, edges: np.ndarray) -> dict:
-    counts, _ = np.histogram(values.ravel(), bins=edges)
-    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}
-
-
-def _variance(ctx: BuildContext, scaled_too: bool) -> FrameBody:
-    """Histograms of raw and scaled dot products on ONE x axis with the same bin edges, so the
-    narrowing is visible; the note reads the variance and the top weight."""
+def _variance(ctx: BuildContext, stage: ScalingStage) -> FrameBody:
+    """Every raw and scaled dot product on ONE histogram axis with the same bins (the ``scaling``
+    kind: the raw histogram squeezes by 1/√d_k into the scaled one), and one query's softmax over
+    a few keys flattening; the note reads the variance and the mean top weight."""
     raw, scaled, dk = _score_samples(ctx.deck.story.seed)
-    lim = float(np.ceil(np.abs(raw).max() / 5) * 5)
-    edges = np.linspace(-lim, lim, HIST_BINS + 1)  # shared by both series
-    series = [{"label": f"raw q·k, d_k = {dk}", "kind": "scores", **_hist(raw, edges),
-               "stat": f"variance {number(raw.var(), 1)}"}]
-    if scaled_too:
-        series.append({"label": f"scaled q·k / √{dk}", "kind": "weights", **_hist(scaled, edges),
-                       "stat": f"variance {number(scaled.var(), 2)}"})
-    tick = 10 * np.floor(lim / 10)
-    hist = widget("histogram", "hist", LAYOUT["histogram"], {
-        "series": series, "rows": 2, "ticks": [float(t) for t in np.arange(-tick, tick + 1, 10)],
-        "caption": f"{count(raw.size)} dot products of random unit-variance vectors ({dk} components), "
-                   "one shared axis"})
-    shown, digits = (scaled, 2) if scaled_too else (raw, 0)
+    keys = [f"k{i + 1}" for i in range(ROW_KEYS)]
+    data = scaling_spread(raw, 1 / np.sqrt(dk), 0, np.zeros(ROW_KEYS), keys, stage=stage, bins=HIST_BINS,
+                          raw_label=f"{count(raw.size)} dot products q·k, d_k = {dk} · std {{spread}}",
+                          scaled_label=f"scaled q·k / √{dk} · std {{spread}}",
+                          row_title=f"query 1 meets {ROW_KEYS} keys: softmax", peaks="each")
+    shown, digits = (scaled, 2) if stage == "scaled" else (raw, 0)
     top = float(np.mean(np.max(softmax(shown), axis=1)))  # mean largest weight per row
     why = note("why", LAYOUT["why"], "scores", components=dk, variance=number(shown.var(), digits),
                top=number(top, 2))  # the raw and the scaled step each give their text
-    return FrameBody(widgets=[hist], notes=[why])
+    return FrameBody(widgets=[widget("scaling", "scaling", LAYOUT["histogram"], data, kind="scores")], notes=[why])
 
 
 def _raw(ctx: BuildContext, p: EquationParams) -> FrameBody:
-    return _variance(ctx, scaled_too=False)
+    return _variance(ctx, "raw")
 
 
 def _scaled(ctx: BuildContext, p: EquationParams) -> FrameBody:
-    return _variance(ctx, scaled_too=True)
+    return _variance(ctx, "scaled")
 
 
 def _params(ctx: BuildContext, p: EquationParams) -> FrameBody:
@@ -157,8 +155,7 @@ STAGES = {"steps": _four_steps, "formula": _formula, "raw": _raw, "scaled": _sca
 
 
 @CHAPTER.builder("walk.equation", EquationParams, notes=("why",),
-                 cards=("scores", "scale", "mask", "softmax", "legend-q", "legend-k", "legend-v", "legend-a",
-                        "parameters", "activations"))
+                 cards=("scores", "scale", "mask", "softmax", "parameters", "activations"))
 def equation(ctx: BuildContext, p: EquationParams) -> FrameBody:
     """The four steps with shapes, the full formula, why √d_k, parameters vs activations."""
     return STAGES[p.stage](ctx, p)

@@ -13,8 +13,10 @@ from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_output, derive_projection, derive_weights
+from attention_talk.frames.kit.heads import concat_data
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import MH_TOKENS, MH_X
@@ -29,7 +31,8 @@ LAYOUT = {
     "A1": box(520, 120, 520, 260), "row": to_right(1080, 130, 230),
     "Z1": box(520, 420, 420, 260), "Z2": box(980, 420, 420, 260),
     "concat": box(LEFT, 120, 470, 330), "WO": box(560, 120, 420, 330), "O": box(1020, 120, 520, 330),
-    "eq": band(470, 110), "concat_note": band(610, 130), "shapes": band(590, 170),
+    "eq": band(470, 110), "concat_note": to_right(1080, 130, 250), "shapes": band(590, 170),
+    "concat_blocks": band(120, 640),
     "caveat_map": box(LEFT, 120, 780, 640), "caveat": to_right(900, 170, 460),
 }
 TOKS = list(MH_TOKENS)
@@ -128,8 +131,11 @@ def _mixed(mh: MultiHead, w_o: np.ndarray) -> list[Tensor]:
 
 
 def _concat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
+    """The ``concat`` kind: the two heads' outputs as blocks slide together, then one product with
+    W_O back to the model width; the row of O shown is the engine's (the next step's matrices)."""
     row = note("concat-row", LAYOUT["concat_note"], "output", key="row-concat", row=vector(mh.concat[0], 3))
-    return FrameBody(tensors=_mixed(mh, w_o), notes=[row], widgets=[equation_widget("eq", LAYOUT["eq"], "multihead")])
+    data = concat_data(mh, TOKS, 0, "product")
+    return FrameBody(widgets=[widget("concat", "concat", LAYOUT["concat_blocks"], data, kind="output")], notes=[row])
 
 
 def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:

@@ -3,29 +3,29 @@ from, a cross-attention map, the causal and padding masks, and a token picker ov
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
 
 from attention_talk.engine import attend, causal_mask, padding_mask
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Tensor
+from attention_talk.frames.contract import FrameBody, Tensor, Widget
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_weights
 from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.mechanisms import mask_addition
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.inputs import SOURCE, TARGET, seq2seq
+from attention_talk.frames.walkthrough.inputs import SOURCE, TARGET, Sentence, sentence, seq2seq
 from attention_talk.frames.walkthrough.shared import band, cards, causal_river, sentences, to_right
 
 LAYOUT = {
     "sources": band(120, 230), "selfmap": box(LEFT, 380, 920, 390), "selfnote": to_right(1020, 420, 260),
     "cross": box(LEFT, 120, 760, 300), "cross_note": box(LEFT, 470, 760, 150),
     "cross_q": to_right(880, 120, 280), "cross_h": to_right(880, 430, 330),
-    "mask": box(LEFT, 130, 920, 520), "rule": to_right(1020, 150, 330),
+    "mask": box(LEFT, 125, 1480, 530), "rule": box(160, 665, 1280, 90),
     "picker_map": box(LEFT, 120, 910, 640), "picker": to_right(1010, 120, 640),
 }
 
@@ -71,32 +71,36 @@ def _cross_inputs(q: np.ndarray, h: np.ndarray, tgt: list[str], states: list[str
     return [qt, ht]
 
 
-def _mask_tensor(label: str, m: np.ndarray, toks: list[str], why: Callable[[int, int], str]) -> Tensor:
-    """A 0 / −∞ mask over ``toks``; ``why(r, c)`` says why a cell keeps or blocks."""
-    t = tensor("mask", label, "mask", m, LAYOUT["mask"], rows=toks, cols=toks, digits=0)
-    return derive_copy(t, lambda r, c: (why(r, c), None if m[r, c] == -np.inf else float(m[r, c])),
-                       formula="0 keeps, −∞ blocks", title=lambda r, c: f"M[{toks[r]}, {toks[c]}]")
+def _mask_added(mask: np.ndarray, scaled: np.ndarray, toks: list[str], what: str, d_k: int) -> Widget:
+    """The mask M (the engine's, 0 or −∞) laid onto the scaled scores and added (the ``mask`` kind)."""
+    root = f"√{d_k}"
+    data = mask_addition(scaled, mask, toks, toks, stage="added", scores_label=f"S / {root}", mask_label=f"M: {what}",
+                         result_label=f"S / {root} + M", digits=1)
+    return widget("mask", "mask-added", LAYOUT["mask"], data, kind="mask")
 
 
 def _causal(ctx: BuildContext) -> FrameBody:
-    river, _ = sentences(ctx)
-    toks = list(river.tokens)
+    """The causal head's scaled scores (the pipeline's) plus the causal mask."""
+    river = causal_river(ctx)
+    toks, a = list(river.tokens), river.attention
     m = causal_mask(len(toks))
-    mask = _mask_tensor("causal mask M", m, toks, lambda r, c: (
-        f"position {c + 1} is after position {r + 1}: blocked" if c > r else
-        f"position {c + 1} is not after position {r + 1}: allowed"))
     rule = note("rule", LAYOUT["rule"], "mask", allowed=int((m == 0).sum()), blocked=int((m != 0).sum()))
-    return FrameBody(tensors=[mask], notes=[rule])
+    return FrameBody(widgets=[_mask_added(m, a.scaled, toks, "causal", river.q.shape[1])], notes=[rule])
+
+
+def padded_money(ctx: BuildContext) -> Sentence:
+    """The money sentence padded by one filler token, as in a batch with a longer sentence."""
+    _, money = sentences(ctx)
+    return sentence(" ".join([*money.tokens, PAD]), ctx.deck.story.seed)
 
 
 def _padding(ctx: BuildContext) -> FrameBody:
-    _, money = sentences(ctx)
-    toks = [*money.tokens, "<pad>"]
-    keep = np.array([True] * len(money.tokens) + [False])
-    mask = _mask_tensor("padding mask M", padding_mask(keep), toks, lambda r, c: (
-        f"“{toks[c]}” is padding: blocked in every row" if not keep[c] else
-        f"“{toks[c]}” is a real token: allowed"))
-    return FrameBody(tensors=[mask], notes=[note("rule", LAYOUT["rule"], "mask", padded=int((~keep).sum()))])
+    padded = padded_money(ctx)
+    toks = list(padded.tokens)
+    keep = np.array([t != PAD for t in toks])
+    m = padding_mask(keep)
+    return FrameBody(widgets=[_mask_added(m, padded.attention.scaled, toks, "padding", padded.q.shape[1])],
+                     notes=[note("rule", LAYOUT["rule"], "mask", padded=int((~keep).sum()))])
 
 
 def _picker(ctx: BuildContext) -> FrameBody:
@@ -113,6 +117,7 @@ def _picker(ctx: BuildContext) -> FrameBody:
                      widgets=[pick])
 
 
+PAD = "<pad>"
 STAGES = {"self": _self, "cross": _cross, "causal": _causal, "padding": _padding, "picker": _picker}
 
 

@@ -14,7 +14,7 @@ from attention_talk.frames.kit.layout import LEFT, box, columns, rows
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.inputs import W_K, W_Q, W_V, Sentence
+from attention_talk.frames.walkthrough.inputs import FEATURES, W_K, W_Q, W_V, Sentence
 from attention_talk.frames.walkthrough.shared import band, cards, sentences
 
 _MATRICES = columns(box(LEFT, 130, 1470, 420), [1, 1, 1], gap=30)
@@ -22,7 +22,7 @@ _UNDER = columns(band(392, 368), [1, 1, 1], gap=22)  # one computed example unde
 _QUERY = rows(_UNDER[0], [1, 1], gap=24)  # the row of “bank”, then its query under it
 LAYOUT = {"jobs": band(120, 250), "Q": _MATRICES[0], "K": _MATRICES[1], "V": _MATRICES[2],
           "learned": band(580, 120), "x_bank": _QUERY[0], "q_bank": _QUERY[1], "k_all": _UNDER[1],
-          "v_all": _UNDER[2]}
+          "v_all": _UNDER[2], "wq": box(_UNDER[1].x, 140, _UNDER[1].w, 460)}
 
 JOBS = ["query", "key", "value"]  # each job's card (its words: the slide's) and its colour
 BLANK = [""]  # an unlabelled row or column (its neighbour carries the label): fewer words on the stage
@@ -58,12 +58,23 @@ def _examples(ctx: BuildContext) -> list[Tensor]:
     return out
 
 
+def _w_q() -> Tensor:
+    """The designed W_Q that makes the query (beside the query's chain, until the key takes its place)."""
+    feats = list(FEATURES)
+    t = tensor("W_Q", "W_Q (designed): x(bank)·W_Q = q(bank)", "query", W_Q, LAYOUT["wq"], rows=feats,
+               cols=["1", "2", "3"], digits=1)
+    return derive_copy(t, lambda r, c: ("a parameter: learned in a real model, designed here", float(W_Q[r, c])),
+                       formula="parameter", title=lambda r, c: f"W_Q[{feats[r]}, {c + 1}]")
+
+
 def _jobs(ctx: BuildContext, p: QkvParams) -> FrameBody:
-    """The cards of the jobs up to this stage's, the last one active, each with its numbers under it."""
+    """The cards of the jobs up to this stage's, the last one active, each with its numbers under it;
+    the query's step also shows the W_Q that makes it."""
     n = JOBS.index(p.stage) + 1
     jobs = [card(job, kind=job) for job in JOBS[:n]]
+    tensors = _examples(ctx)[:n + 1]  # x(bank) and q(bank) come together
     return FrameBody(widgets=[cards("qkv", LAYOUT["jobs"], jobs, columns=3, active=n - 1)],
-                     tensors=_examples(ctx)[:n + 1])  # x(bank) and q(bank) come together
+                     tensors=[*tensors, _w_q()] if p.stage == "query" else tensors)
 
 
 def _matrices(ctx: BuildContext, p: QkvParams) -> FrameBody:

@@ -20,13 +20,13 @@ from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import SOURCE, TARGET, Seq2Seq, seq2seq
 from attention_talk.frames.walkthrough.shared import band, bars, cards, to_right
 
-_NOTE = to_right(1000, 450, 290)  # one place for the note of every step: it does not jump
+_NOTE = to_right(1000, 540, 220)  # one place for the note of every step: it does not jump
 LAYOUT = {
-    "rnn": band(115, 312),
-    "states": box(LEFT, 440, 700, 300), "recurrence": _NOTE,
-    "alpha": box(LEFT, 440, 880, 310), "alpha_note": _NOTE,
-    "context": box(LEFT, 450, 900, 170), "fresh": _NOTE,
-    "history": band(450, 290),
+    "rnn": band(120, 400),
+    "states": box(LEFT, 510, 700, 250), "recurrence": _NOTE,
+    "alpha": box(LEFT, 536, 880, 224), "alpha_note": _NOTE,
+    "context": box(LEFT, 560, 900, 170), "fresh": _NOTE,
+    "history": band(540, 220),
 }
 STATES = [f"h{'₁₂₃₄'[i]}" for i in range(len(SOURCE))]
 COORDS = [str(i + 1) for i in range(4)]
@@ -37,12 +37,14 @@ class RnnParams(Params):
     stage: Literal["encoder", "bottleneck", "attention", "context", "transformer"]
 
 
-def _with_diagram(s2s: Seq2Seq, mode: Literal["encoder", "bottleneck", "attention"]) -> FrameBody:
-    """A body holding the RNN diagram: source words, states, target words; α only in attention mode."""
+def _with_diagram(s2s: Seq2Seq, mode: Literal["encoder", "bottleneck", "attention", "context"]) -> FrameBody:
+    """A body holding the RNN diagram: source words, states, target words; α (the arcs' widths, and
+    the blend's shares in context mode) only once attention is drawn."""
     w = s2s.attention.weights[0]
     return FrameBody(widgets=[widget("rnn", "rnn", LAYOUT["rnn"], {
         "source": list(SOURCE), "states": STATES, "target": list(TARGET), "mode": mode,
-        "weights": [float(x) for x in w] if mode == "attention" else None, "focus": len(TARGET) - 1})])
+        "weights": [float(x) for x in w] if mode in ("attention", "context") else None, "focus": len(TARGET) - 1,
+        "values": [[float(v) for v in h] for h in s2s.h] if mode == "encoder" else None})])
 
 
 def _states(s2s: Seq2Seq, highlight: Highlight | None = None) -> Tensor:
@@ -81,7 +83,7 @@ def _attention(s2s: Seq2Seq) -> FrameBody:
 
 
 def _context(s2s: Seq2Seq) -> FrameBody:
-    body = _with_diagram(s2s, "attention")
+    body = _with_diagram(s2s, "context")
     mix = " + ".join(f"{number(x, 2)}·{s}" for x, s in zip(s2s.attention.weights[0], STATES, strict=True))
     t = tensor("c", f"c = {mix}", "output", s2s.attention.output, LAYOUT["context"], rows=["c"], cols=COORDS,
                digits=3)
@@ -92,7 +94,7 @@ def _context(s2s: Seq2Seq) -> FrameBody:
 
 
 def _transformer(s2s: Seq2Seq) -> FrameBody:
-    body = _with_diagram(s2s, "attention")  # the diagram stays: the history cards sit under it
+    body = _with_diagram(s2s, "context")  # the diagram stays: the history cards sit under it
     body.widgets.append(cards("hist", LAYOUT["history"], [card("recurrent", kind="neutral"),
                                                           card("transformer", kind="neutral")],
                               columns=2, arrows=True))

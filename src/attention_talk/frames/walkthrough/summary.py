@@ -11,16 +11,19 @@ from attention_talk.formatting import shape
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.derivations import derive_weights
+from attention_talk.frames.kit.derivations import derive_copy, derive_output, derive_projection, derive_weights
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.shared import bars, cards, causal_river, to_right
+from attention_talk.frames.walkthrough.inputs import W_V
+from attention_talk.frames.walkthrough.shared import cards, causal_river, to_right
 from attention_talk.frames.walkthrough.specialists import HEAD_CARDS, picker
 
-LAYOUT = {"cards": box(LEFT, 120, 540, 640), "visual": to_right(640, 120, 640)}
+LAYOUT = {"cards": box(LEFT, 120, 540, 640), "visual": to_right(640, 120, 640),
+          "weights": box(660, 130, 300, 490), "values": box(980, 130, 400, 490), "z": box(980, 640, 400, 120)}
+BLANK = [""]  # V's rows sit beside the weights' token labels
 # the closing ideas in order, each a card (its words: the slide's) with its colour
 IDEAS = {"retrieval": "neutral", "routing": "weights", "shapes": "neutral", "heads": "output"}
 ORDER = list(IDEAS)
@@ -31,10 +34,20 @@ class SummaryParams(Params):
 
 
 def _retrieval(ctx: BuildContext) -> FrameBody:
+    """What “bank” retrieves: its row of A (as a column, one weight per value row), the value rows V,
+    and their weighted sum z(bank), the row of Z (click a cell for its sum)."""
     s = causal_river(ctx)
-    b = s.index("bank")
-    return FrameBody(widgets=[bars("sumbars", LAYOUT["visual"], "what “bank” retrieves: its row of A",
-                                   list(s.tokens), s.attention.weights[b], highlight=b)])
+    b, toks, a = s.index("bank"), list(s.tokens), s.attention
+    w = a.weights[b:b + 1]  # (1, n)
+    col = tensor("sum_a", "its weights", "weights", w.T, LAYOUT["weights"], rows=toks, cols=["a"], digits=2, heat=True)
+    derive_copy(col, lambda r, c: (f"A[bank, {toks[r]}]: softmax of the row of “bank”", float(w[0, r])),
+                formula="softmax(S / √d_k + M)", title=lambda r, c: f"weight of “{toks[r]}” for “bank”")
+    v = tensor("sum_v", "V, the value rows", "value", s.v, LAYOUT["values"], rows=BLANK * len(toks),
+               cols=["1", "2", "3"])
+    derive_projection(v, s.x, W_V, x_name="x", w_name="W_V", row_names=toks)
+    z = tensor("sum_z", "z(bank) = Σ aⱼ vⱼ", "output", a.output[b:b + 1], LAYOUT["z"], rows=BLANK,
+               cols=["1", "2", "3"], digits=2)
+    return FrameBody(tensors=[col, v, derive_output(z, w, s.v, row_names=["bank"], key_names=toks, v_name="v")])
 
 
 def _routing(ctx: BuildContext) -> FrameBody:

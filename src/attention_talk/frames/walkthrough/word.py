@@ -15,7 +15,9 @@ from attention_talk.frames.contract import FrameBody, Highlight, Tensor, TensorP
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import LEFT, box, columns, rows
+from attention_talk.frames.kit.mechanisms import softmax_process
 from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import POSITION_STRENGTH, SENTENCE_RIVER, VOCAB, Sentence, embedding_table
@@ -33,7 +35,7 @@ LAYOUT = {
     "table": box(LEFT, 110, 620, 660), "table_note": box(740, 160, 780, 300),
     "lookup_river": _LOOKUP[0], "lookup_money": _LOOKUP[1], "same": band(600, 110),
     "positions": _POSITIONS[0], "x": _POSITIONS[1], "why": band(560, 130),
-    "bankrow": box(LEFT, 130, 900, 600), "read": to_right(1000, 160, 330),
+    "bankrow": box(LEFT, 125, 1480, 530), "read": box(160, 665, 1280, 90),
     "context_river": _CONTEXT[0], "context_money": _CONTEXT[1], "diff": to_right(940, 200, 330),
     "mech": band(120, 250), "m_scores": _MECH[0], "m_weights": _MECH[1], "m_row": _MECH[2],
 }
@@ -123,14 +125,18 @@ def _positions(ctx: BuildContext) -> FrameBody:
 
 
 def _weights(ctx: BuildContext) -> FrameBody:
+    """The first softmax of the chapter, as the ``softmax`` kind at its end: the row of “bank”
+    (the river sentence's head) divided by its sum, every weight a share of one stacked bar of 1."""
     river, _ = sentences(ctx)
-    w = river.attention.weights[river.index("bank")]
-    row = bars("bankrow", LAYOUT["bankrow"], f"attention weights of “bank” · shape 1 × {len(w)}",
-               list(river.tokens), w, highlight=int(np.argsort(w)[-2]))
-    top = [river.tokens[i] for i in np.argsort(w)[::-1][:3]]
+    i = river.index("bank")
+    data = softmax_process(river.attention.masked[i], river.tokens, stage="divide",
+                           title="the weights of “bank”, 1 × " + str(len(river.tokens)), fit="one")
+    w = np.asarray(data.weights)
+    top = [river.tokens[k] for k in np.argsort(w)[::-1][:3]]
     read = note("read", LAYOUT["read"], "weights", total=number(w.sum(), 3), first=top[0], second=top[1],
                 third=top[2])
-    return FrameBody(widgets=[row], notes=[read])
+    return FrameBody(widgets=[widget("softmax", "softmax-bank", LAYOUT["bankrow"], data, kind="weights")],
+                     notes=[read])
 
 
 def _bank_in_context(i: int, s: Sentence, where: str) -> Tensor:

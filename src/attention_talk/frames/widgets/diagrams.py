@@ -97,14 +97,20 @@ class RnnData(WidgetData):
     source: list[str] = Field(description="Source tokens the encoder reads.")
     states: list[str] = Field(description="Names of the encoder states, one per source token.")
     target: list[str] = Field(description="Target tokens of the decoder.")
-    mode: Literal["encoder", "bottleneck", "attention"] = Field(description="What feeds the decoder.")
-    weights: list[float] | None = Field(description="Attention weight of each state for the focus word "
-                                        "(attention mode); null otherwise.")
+    mode: Literal["encoder", "bottleneck", "attention", "context"] = Field(
+        description="What feeds the decoder: nothing drawn yet, only the last state, an arc from every state "
+                    "(its width the weight), or those arcs and the context vector as their blend.")
+    weights: list[float] | None = Field(description="Attention weight of each state for the focus word (the "
+                                        "engine's softmax; attention and context modes); null otherwise.")
     focus: int = Field(description="Index of the target word being produced.")
+    values: list[list[float]] | None = Field(default=None, description="Each state's numbers (hᵢ, one list per "
+                                             "state), drawn as small bars under it in encoder mode: the fixed "
+                                             "width of every state.")
 
 
 class RnnWidget(Widget):
-    """An RNN encoder–decoder: the bottleneck, then attention over every state (views/rnn.js)."""
+    """An RNN encoder–decoder: the bottleneck, then attention over every state as arcs whose width is
+    the weight, never overlapping, and the context vector as their blend (views/rnn.js)."""
 
     type: Literal["rnn"]
     data: RnnData

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from attention_talk.frames.widgets.base import Widget, WidgetData
 
@@ -32,6 +32,15 @@ class SoftmaxData(WidgetData):
     identity: str | None = Field(default=None, description="The continuity identity of the bars "
                                  "(data-identity): a tensor or part of the frame before or after with it travels "
                                  "there.")
+    fit: Literal["sum", "one"] = Field(default="sum", description="What fills the plot's height: the sum of the "
+                                       "e^x (a deck playing the whole process), or 1 (a deck showing only the "
+                                       "divided weights: stage 'divide').")
+
+    @model_validator(mode="after")
+    def _one_only_divided(self) -> SoftmaxData:
+        if self.fit == "one" and self.stage != "divide":
+            raise ValueError(f"fit 'one' draws the divided weights only (stage 'divide'), got stage {self.stage!r}")
+        return self
 
 
 class SoftmaxWidget(Widget):
@@ -81,6 +90,9 @@ class ScalingData(WidgetData):
     masked: list[bool] = Field(description="Keys the mask blocks in this row (their weight is exactly 0).")
     row_title: str = Field(description="Heading of the row's weights.")
     stage: ScalingStage = Field(description="Before the division (raw) or after it (scaled).")
+    peaks: Literal["shared", "each"] = Field(default="shared", description="Bar heights: one count scale for "
+                                             "both histograms, or each drawn to its own tallest bin (a large "
+                                             "√d_k, where the raw one would lie flat beside the scaled one).")
 
 
 class ScalingWidget(Widget):
