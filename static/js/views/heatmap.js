@@ -92,6 +92,7 @@ function drawGrid(root, d, box) {
     name: (i, j) => `${d.col_axis} ${d.cols[j]}, ${d.row_axis} ${d.rows[i]}` });
   rovingGrid(g, cells, cols);
   const [wr, wc] = d.winner;
+  if (d.winner_identity) cells[wr * cols + wc].dataset.identity = d.winner_identity;  // flies into its map next
   return { g, cells, cell: { x: LEFT + wc * cw, y: TOP + wr * ch, w: cw, h: ch }, bottom: TOP + rows * ch };
 }
 

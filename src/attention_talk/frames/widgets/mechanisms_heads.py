@@ -84,6 +84,9 @@ class HeatmapData(WidgetData):
     stage: Literal["grid", "winner", "zoom"] = Field(
         description="grid: the heatmap; winner: the top scorer outlined; zoom: its cell grown into its map.")
     zoom: HeatmapZoom | None = Field(default=None, description="The winner's map (the zoom stage).")
+    winner_identity: str | None = Field(default=None, description="Continuity identity of the winner's cell "
+                                        "(its data-identity): a next step that draws that head's map under the "
+                                        "same identity gets the cell flown into it.")
 
 
 class HeatmapWidget(Widget):
