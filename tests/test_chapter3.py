@@ -71,7 +71,7 @@ def test_the_deck_validates_and_keeps_the_outline_order() -> None:
 
 def test_every_tensor_from_the_model_says_where_it_comes_from(api_frames) -> None:
     kinds = {t["derived_from"]["quantity"] for t in derived_tensors(api_frames)}
-    assert kinds == {"scores", "scaled", "masked", "rope", "previous", "first", "induction"}
+    assert kinds == {"scores", "scaled", "masked", "rope"}  # the measures are heatmaps (widgets)
     assert len(sourced_tensors(api_frames)) == 5  # the real map, its row, the three jobs' examples
     assert all(set(t["source"]) == {"model", "text", "layer", "head"} for t in sourced_tensors(api_frames))
     for slide in ("rope", "real-map", "jobs"):
@@ -125,17 +125,33 @@ def test_each_derived_tensor_is_recomputed_from_the_api(api_frames, api_weights)
         if src["quantity"] == "rope":  # q and k re-placed: test_rope_scores_depend_on_the_offset_only
             continue
         assert t["shape"][-1] in (len(tokens), 30)
-        shown = _cells(t)
-        rows, cols = t["row_index"], t["col_index"]
-        if src["quantity"] in ("scores", "scaled", "masked"):
-            logits = shown / (8 if src["quantity"] == "scores" else 1)
-            logits = np.where(np.tril(np.ones_like(logits, bool)), logits, -math.inf)
-            got = np.array([_softmax(r) for r in logits])
-            assert np.allclose(got, w[src["layer"], src["head"]], atol=1e-4), t["name"]
-        elif src["quantity"] in ("previous", "first", "induction"):
-            for r, head in enumerate(rows):
-                for c, layer in enumerate(cols):
-                    assert shown[r, c] == pytest.approx(loop_measure(w[layer, head], src["quantity"]), abs=1e-4)
+        assert src["quantity"] in ("scores", "scaled", "masked")
+        logits = _cells(t) / (8 if src["quantity"] == "scores" else 1)
+        logits = np.where(np.tril(np.ones_like(logits, bool)), logits, -math.inf)
+        got = np.array([_softmax(r) for r in logits])
+        assert np.allclose(got, w[src["layer"], src["head"]], atol=1e-4), t["name"]
+
+
+def test_each_heatmap_is_the_measure_its_winner_the_top_head_flown_into_its_map(api_frames, api_weights) -> None:
+    """6/1, 6/3, 6/5: every head's score equals a plain loop over the API's weights, the outlined
+    winner is the argmax, and the next step draws that head's map under the winner cell's identity."""
+    frames = api_frames["jobs"]
+    grids = [(k, w) for k, f in enumerate(frames) for w in f["widgets"] if w["type"] == "heatmap"]
+    assert [k for k, _ in grids] == [0, 2, 4]
+    for (k, w), measure in zip(grids, ("previous", "first", "induction"), strict=True):
+        d = w["data"]
+        example = next(t for t in frames[k + 1]["tensors"] if t["name"] == "example")
+        src = example["source"]
+        _, weights = api_weights[src["text"]]
+        L, h = weights.shape[:2]
+        oracle = np.array([[loop_measure(weights[layer, head], measure) / 100 for layer in range(L)]
+                           for head in range(h)])  # heads down, layers across
+        assert np.asarray(d["values"]).shape == (h, L) and d["rows"] == [str(i) for i in range(h)]
+        assert np.allclose(d["values"], oracle, atol=1e-4), measure
+        r, c = np.unravel_index(np.argmax(oracle), oracle.shape)
+        assert tuple(d["winner"]) == (r, c) == (src["head"], src["layer"]) and d["stage"] == "winner"
+        assert d["winner_identity"] == example["identity"] == f"head L{c} h{r}"
+        assert not frames[k]["tensors"]  # no table of numbers beside it: the number is on focus
 
 
 def test_the_head_shown_for_each_job_is_the_top_scorer(api_frames, api_weights) -> None:

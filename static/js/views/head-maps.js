@@ -24,10 +24,13 @@ function text(parent, content, attrs, size, style = {}) {
  * A map fills its share of the box: its cells may be wider than tall (rows are what a projector lacks). */
 function geometry(box, d) {
   const cols = Math.min(d.columns ?? 4, d.heads.length), rows = Math.ceil(d.heads.length / cols);
+  // Room above the maps for the slanted column labels (-55°) under the title: long words need more.
+  const longest = Math.max(...d.tokens.map((t) => t.length));
+  const top = Math.max(TOP, 44 + TITLE + 6 + Math.ceil(0.55 * TYPE.dense * longest * Math.sin(55 * Math.PI / 180)));
   const wide = (box.w - LEFT - (cols - 1) * GX) / cols;
-  const high = (box.h - TOP - rows * (TITLE + JOB) - (rows - 1) * GY) / rows;
+  const high = (box.h - top - rows * (TITLE + JOB) - (rows - 1) * GY) / rows;
   const side = { w: Math.min(wide, high * 1.8), h: high };
-  const origin = (k) => ({ x: LEFT + (k % cols) * (side.w + GX), y: TOP + Math.floor(k / cols) * (side.h + TITLE + JOB + GY) });
+  const origin = (k) => ({ x: LEFT + (k % cols) * (side.w + GX), y: top + Math.floor(k / cols) * (side.h + TITLE + JOB + GY) });
   return { cols, side, origin };
 }
 
