@@ -230,3 +230,53 @@ def test_a_slide_keeps_its_note_in_one_place(api_frames) -> None:
         if len(single) > 1 or any(len(b) > 1 for b in by_id.values()):
             moved[slide] = sorted(single)
     assert moved == {}
+
+
+def _widget(frames: list[dict], step: int, wid: str) -> dict:
+    return next(w for w in frames[step - 1]["widgets"] if w["id"] == wid)
+
+
+def test_the_sink_pictures_are_the_sink_heads_own_numbers(api_frames, api_weights, real_model) -> None:
+    """7/2: the bars beside the row are the lengths of that head's value vectors; 7/3: with the first
+    key masked, every row is the others' weights renormalised (softmax over fewer keys), the row's
+    bars that map's row of the focus word."""
+    example = next(t for t in api_frames["jobs"][3]["tensors"] if t["name"] == "example")["source"]
+    layer, head = example["layer"], example["head"]
+    run = real_model.run(example["text"], layers=[layer], heads=[head], want=("weights", "v")).head(layer, head)
+    a, v = run.weights, run.v  # full precision: the sink's other weights are far below the API's 8 decimals
+    assert np.allclose(a, api_weights[example["text"]][1][layer, head], atol=1e-6)
+    lengths = _widget(api_frames["sinks"], 2, "lengths")["data"]
+    m = len(lengths["values"]) - 1  # the focus word's row: tokens up to it
+    assert np.allclose(lengths["values"], np.sqrt((v[: m + 1] ** 2).sum(axis=1)), atol=1e-6)
+    assert np.argmin(lengths["values"]) == 0  # the first token's value is the shortest: it adds little
+    spread = np.array(_widget(api_frames["sinks"], 3, "spread")["data"]["heads"][0]["weights"])
+    oracle = np.zeros_like(a)
+    for i in range(1, len(a)):
+        oracle[i, 1: i + 1] = a[i, 1: i + 1] / a[i, 1: i + 1].sum()
+    assert np.allclose(spread, oracle, atol=1e-3)
+    assert np.allclose(_widget(api_frames["sinks"], 3, "sinkbars")["data"]["values"][1:], oracle[m, 1: m + 1],
+                       atol=1e-3)
+
+
+def test_the_closing_pictures_are_the_runs_maps_and_measures(api_frames, api_weights) -> None:
+    """8/1: the two maps are the previous-token and sink heads' weights; 8/2: each job's cell in a
+    layer is the best of that layer's heads on the measure (a plain loop); 8/3: the map is the lab's."""
+    frames = api_frames["same-different"]
+    examples = [t for f in api_frames["jobs"] for t in f["tensors"] if t["name"] == "example"]
+    text = examples[0]["source"]["text"]
+    _, w = api_weights[text]
+    maps = _widget(frames, 1, "rules")["data"]["heads"]
+    for shown, ex in zip(maps, examples[:2], strict=True):
+        src = ex["source"]
+        assert shown["title"] == f"layer {src['layer']}, head {src['head']}"
+        assert np.allclose(shown["weights"], w[src["layer"], src["head"]], atol=1e-4)
+    depth = _widget(frames, 2, "depth")["data"]
+    for row, (measure, ex) in enumerate(zip(("previous", "first", "induction"), examples, strict=True)):
+        _, wm = api_weights[ex["source"]["text"]]
+        best = [max(loop_measure(wm[layer, h], measure) for h in range(wm.shape[1])) / 100
+                for layer in range(wm.shape[0])]
+        assert np.allclose(depth["values"][row], best, atol=1e-4), measure
+    link = next(w_ for w_ in frames[2]["widgets"] if w_["type"] == "link")
+    q = parse_qs(urlsplit(link["data"]["href"]).query)
+    lab = _widget(frames, 3, "labmap")["data"]["heads"][0]
+    assert np.allclose(lab["weights"], w[int(q["layer"][0]), int(q["head"][0])], atol=1e-4)
