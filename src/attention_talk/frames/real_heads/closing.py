@@ -27,7 +27,7 @@ from attention_talk.frames.real_heads.shared import cards, display_name, token_l
 from attention_talk.frames.widgets.mechanisms_heads import HeadMap, HeadMapsData
 
 CARDS_H = 270  # the row of what is new
-LAYOUT = {"cards": box(LEFT, TOP, 560, BOTTOM - TOP), "maps": box(680, TOP, RIGHT - 680, BOTTOM - TOP),
+LAYOUT = {"cards": box(LEFT, TOP, 480, BOTTOM - TOP), "maps": box(600, TOP, RIGHT - 600, BOTTOM - TOP),
           "new": box(LEFT, TOP, RIGHT - LEFT, CARDS_H),
           "depth": box(LEFT, TOP + CARDS_H + 30, RIGHT - LEFT, BOTTOM - TOP - CARDS_H - 30),
           "top": box(LEFT, TOP, 660, 200), "link": box(LEFT, TOP + 240, 660, 280),
@@ -56,7 +56,7 @@ def _same(ctx: BuildContext) -> FrameBody:
     shown = [an.jobs["previous"], an.jobs["first"]]  # two heads whose maps differ, under the same rules
     maps = widget("head-maps", "rules", LAYOUT["maps"], HeadMapsData(
         title="two real heads, one set of rules",
-        tokens=token_labels(an.sentence.tokens), columns=2, named=False,
+        tokens=token_labels(an.sentence.tokens), columns=2, named=False, labels="upright",
         heads=[HeadMap(title=f"layer {j.layer}, head {j.head}", weights=w[j.layer, j.head].tolist()) for j in shown]),
         kind="weights")
     return FrameBody(widgets=[cards("same", LAYOUT["cards"], [
@@ -104,6 +104,7 @@ def _next(ctx: BuildContext) -> FrameBody:
         kind="weights")
     lab_map = widget("head-maps", "labmap", LAYOUT["labmap"], HeadMapsData(
         title="the map the lab opens on", tokens=token_labels(an.sentence.tokens), columns=1, named=False,
+        labels="upright",
         heads=[HeadMap(title=f"layer {job.layer}, head {job.head}",
                        weights=an.sentence.head(job.layer, job.head).weights.tolist())]), kind="weights")
     return FrameBody(widgets=[top, link, lab_map])

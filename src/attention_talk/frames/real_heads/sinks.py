@@ -114,7 +114,7 @@ def _maps(d: dict):
     the map is one bright column: the example of the slide before)."""
     job = d["job"]
     return widget("head-maps", "spread", LAYOUT["side"], HeadMapsData(
-        title="every row, first token masked", tokens=d["toks"], columns=1, named=False,
+        title="every row, first token masked", tokens=d["toks"], columns=1, named=False, labels="upright",
         heads=[HeadMap(title=f"layer {job.layer}, head {job.head}", weights=d["map_without"].tolist())]),
         kind="weights")
 

@@ -29,6 +29,8 @@ class HeadMapsData(WidgetData):
     heads: list[HeadMap] = Field(description="Six to eight heads, each with its own map.")
     columns: int = Field(default=4, description="Maps per row.")
     named: bool = Field(description="Show each head's job and the measure's cells (else the maps alone).")
+    labels: Literal["slanted", "upright"] = Field(default="slanted", description="Column labels slanted (short "
+                                                  "tokens, many maps) or upright (long words: their boxes never meet).")
 
 
 class HeadMapsWidget(Widget):
