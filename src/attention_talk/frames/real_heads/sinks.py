@@ -29,8 +29,8 @@ from attention_talk.frames.widgets.mechanisms_heads import HeadMap, HeadMapsData
 SIDE = 820  # where the picture beside the row's bars starts
 LAYOUT = {"cards": box(LEFT, TOP, 620, BOTTOM - TOP), "first": box(740, TOP, RIGHT - 740, BOTTOM - TOP),
           "bars": box(LEFT, TOP, SIDE - LEFT - 60, BOTTOM - TOP),
-          "side": box(SIDE, TOP, RIGHT - SIDE, BOTTOM - TOP - 120),
-          "note": box(SIDE, BOTTOM - 100, RIGHT - SIDE, 100)}
+          "side": box(SIDE, TOP, RIGHT - SIDE, BOTTOM - TOP - 160),
+          "note": box(SIDE, BOTTOM - 140, RIGHT - SIDE, 140)}
 
 
 class SinkParams(Params):
