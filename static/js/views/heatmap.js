@@ -46,15 +46,15 @@ function tip(root) {
   const bg = svg("rect", { rx: 6, height: 44 }, g);
   Object.assign(bg.style, { fill: "var(--panel)", stroke: "var(--fg)", strokeWidth: "2" });
   const t = text(g, "", { "dominant-baseline": "central" }, TYPE.label, { fontFamily: "var(--mono)" });
-  g.style.visibility = "hidden";
+  g.style.display = "none";  // not visibility: continuity reads a hidden visibility as its own, left behind
   return (cell, value, where) => {
-    if (!cell) { g.style.visibility = "hidden"; return; }
+    if (!cell) { g.style.display = "none"; return; }
     t.textContent = value;
+    g.style.display = "";  // drawn before it is measured
     const w = 16 + t.getComputedTextLength();
     const x = Math.min(where.x, Number(root.getAttribute("width")) - w), y = Math.max(0, where.y - 50);
     bg.setAttribute("x", x); bg.setAttribute("y", y); bg.setAttribute("width", w);
     t.setAttribute("x", x + 8); t.setAttribute("y", y + 22);
-    g.style.visibility = "visible";
     root.appendChild(g);  // on top
   };
 }
