@@ -123,7 +123,7 @@ def test_a_heatmap_names_every_head_and_its_number_on_focus(talk) -> None:
     tip = page.locator(".slide.active .heat-tip")
     assert not tip.is_visible()
     cells.first.focus()
-    assert tip.inner_text().strip() == f"{round(100 * values[0])} %"
+    assert tip.is_visible() and tip.locator("text").text_content() == f"{round(100 * values[0])} %"
     assert cells.first.get_attribute("aria-label").startswith("layer 0, head 0:")
     winner = page.locator(".slide.active .heat-grid [data-identity]")
     assert winner.count() == 1
