@@ -72,7 +72,7 @@ def test_the_deck_validates_and_keeps_the_outline_order() -> None:
 
 def test_every_tensor_from_the_model_says_where_it_comes_from(api_frames) -> None:
     kinds = {t["derived_from"]["quantity"] for t in derived_tensors(api_frames)}
-    assert kinds == {"scores", "scaled", "masked", "previous", "first", "induction"}
+    assert kinds == {"scores", "scaled", "masked"}  # the measures are heatmaps and RoPE a widget (not tensors)
     assert len(sourced_tensors(api_frames)) == 6  # slide 2's map, the real map, its row, the three jobs' examples
     assert all(set(t["source"]) == {"model", "text", "layer", "head"} for t in sourced_tensors(api_frames))
     for slide in ("real-thing", "real-map", "jobs"):
@@ -125,17 +125,33 @@ def test_each_derived_tensor_is_recomputed_from_the_api(api_frames, api_weights)
         if src["quantity"] == "rope":  # q and k re-placed: test_rope_scores_depend_on_the_offset_only
             continue
         assert t["shape"][-1] in (len(tokens), 30)
-        shown = _cells(t)
-        rows, cols = t["row_index"], t["col_index"]
-        if src["quantity"] in ("scores", "scaled", "masked"):
-            logits = shown / (8 if src["quantity"] == "scores" else 1)
-            logits = np.where(np.tril(np.ones_like(logits, bool)), logits, -math.inf)
-            got = np.array([_softmax(r) for r in logits])
-            assert np.allclose(got, w[src["layer"], src["head"]], atol=1e-4), t["name"]
-        elif src["quantity"] in ("previous", "first", "induction"):
-            for r, head in enumerate(rows):
-                for c, layer in enumerate(cols):
-                    assert shown[r, c] == pytest.approx(loop_measure(w[layer, head], src["quantity"]), abs=1e-4)
+        assert src["quantity"] in ("scores", "scaled", "masked")
+        logits = _cells(t) / (8 if src["quantity"] == "scores" else 1)
+        logits = np.where(np.tril(np.ones_like(logits, bool)), logits, -math.inf)
+        got = np.array([_softmax(r) for r in logits])
+        assert np.allclose(got, w[src["layer"], src["head"]], atol=1e-4), t["name"]
+
+
+def test_each_heatmap_is_the_measure_its_winner_the_top_head_flown_into_its_map(api_frames, api_weights) -> None:
+    """6/1, 6/3, 6/5: every head's score equals a plain loop over the API's weights, the outlined
+    winner is the argmax, and the next step draws that head's map under the winner cell's identity."""
+    frames = api_frames["jobs"]
+    grids = [(k, w) for k, f in enumerate(frames) for w in f["widgets"] if w["type"] == "heatmap"]
+    assert [k for k, _ in grids] == [0, 2, 4]
+    for (k, w), measure in zip(grids, ("previous", "first", "induction"), strict=True):
+        d = w["data"]
+        example = next(t for t in frames[k + 1]["tensors"] if t["name"] == "example")
+        src = example["source"]
+        _, weights = api_weights[src["text"]]
+        L, h = weights.shape[:2]
+        oracle = np.array([[loop_measure(weights[layer, head], measure) / 100 for layer in range(L)]
+                           for head in range(h)])  # heads down, layers across
+        assert np.asarray(d["values"]).shape == (h, L) and d["rows"] == [str(i) for i in range(h)]
+        assert np.allclose(d["values"], oracle, atol=1e-4), measure
+        r, c = np.unravel_index(np.argmax(oracle), oracle.shape)
+        assert tuple(d["winner"]) == (r, c) == (src["head"], src["layer"]) and d["stage"] == "winner"
+        assert d["winner_identity"] == example["identity"] == f"head L{c} h{r}"
+        assert not frames[k]["tensors"]  # no table of numbers beside it: the number is on focus
 
 
 def test_the_head_shown_for_each_job_is_the_top_scorer(api_frames, api_weights) -> None:
@@ -217,3 +233,53 @@ def test_a_slide_keeps_its_note_in_one_place(api_frames) -> None:
         if len(single) > 1 or any(len(b) > 1 for b in by_id.values()):
             moved[slide] = sorted(single)
     assert moved == {}
+
+
+def _widget(frames: list[dict], step: int, wid: str) -> dict:
+    return next(w for w in frames[step - 1]["widgets"] if w["id"] == wid)
+
+
+def test_the_sink_pictures_are_the_sink_heads_own_numbers(api_frames, api_weights, real_model) -> None:
+    """7/2: the bars beside the row are the lengths of that head's value vectors; 7/3: with the first
+    key masked, every row is the others' weights renormalised (softmax over fewer keys), the row's
+    bars that map's row of the focus word."""
+    example = next(t for t in api_frames["jobs"][3]["tensors"] if t["name"] == "example")["source"]
+    layer, head = example["layer"], example["head"]
+    run = real_model.run(example["text"], layers=[layer], heads=[head], want=("weights", "v")).head(layer, head)
+    a, v = run.weights, run.v  # full precision: the sink's other weights are far below the API's 8 decimals
+    assert np.allclose(a, api_weights[example["text"]][1][layer, head], atol=1e-6)
+    lengths = _widget(api_frames["sinks"], 2, "lengths")["data"]
+    m = len(lengths["values"]) - 1  # the focus word's row: tokens up to it
+    assert np.allclose(lengths["values"], np.sqrt((v[: m + 1] ** 2).sum(axis=1)), atol=1e-6)
+    assert np.argmin(lengths["values"]) == 0  # the first token's value is the shortest: it adds little
+    spread = np.array(_widget(api_frames["sinks"], 3, "spread")["data"]["heads"][0]["weights"])
+    oracle = np.zeros_like(a)
+    for i in range(1, len(a)):
+        oracle[i, 1: i + 1] = a[i, 1: i + 1] / a[i, 1: i + 1].sum()
+    assert np.allclose(spread, oracle, atol=1e-3)
+    assert np.allclose(_widget(api_frames["sinks"], 3, "sinkbars")["data"]["values"][1:], oracle[m, 1: m + 1],
+                       atol=1e-3)
+
+
+def test_the_closing_pictures_are_the_runs_maps_and_measures(api_frames, api_weights) -> None:
+    """8/1: the two maps are the previous-token and sink heads' weights; 8/2: each job's cell in a
+    layer is the best of that layer's heads on the measure (a plain loop); 8/3: the map is the lab's."""
+    frames = api_frames["same-different"]
+    examples = [t for f in api_frames["jobs"] for t in f["tensors"] if t["name"] == "example"]
+    text = examples[0]["source"]["text"]
+    _, w = api_weights[text]
+    maps = _widget(frames, 1, "rules")["data"]["heads"]
+    for shown, ex in zip(maps, examples[:2], strict=True):
+        src = ex["source"]
+        assert shown["title"] == f"layer {src['layer']}, head {src['head']}"
+        assert np.allclose(shown["weights"], w[src["layer"], src["head"]], atol=1e-4)
+    depth = _widget(frames, 2, "depth")["data"]
+    for row, (measure, ex) in enumerate(zip(("previous", "first", "induction"), examples, strict=True)):
+        _, wm = api_weights[ex["source"]["text"]]
+        best = [max(loop_measure(wm[layer, h], measure) for h in range(wm.shape[1])) / 100
+                for layer in range(wm.shape[0])]
+        assert np.allclose(depth["values"][row], best, atol=1e-4), measure
+    link = next(w_ for w_ in frames[2]["widgets"] if w_["type"] == "link")
+    q = parse_qs(urlsplit(link["data"]["href"]).query)
+    lab = _widget(frames, 3, "labmap")["data"]["heads"][0]
+    assert np.allclose(lab["weights"], w[int(q["layer"][0]), int(q["head"][0])], atol=1e-4)

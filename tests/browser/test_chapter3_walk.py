@@ -1,7 +1,7 @@
 """Chapter 3 ("What real heads do") in real Chromium, on the real model: every step in order (the
 caption follows, nothing leaves the 16:9 stage, no console error), its layout at the projector's type
 sizes (no text runs into another, no note cut off, nothing jumps within a slide), derivation panels on
-the real map and the score grids, and the lab link."""
+the real map and the jobs' example maps, the heatmaps' numbers on focus, and the lab link."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
 
 @pytest.mark.parametrize("slide, step, tensor", [
     ("real-map", 1, "map"), ("real-map", 3, "map"), ("real-map", 4, "row"), ("real-map", 5, "map"),
-    ("jobs", 1, "grid"), ("jobs", 6, "example"), ("real-thing", 1, "realmap"),
+    ("jobs", 2, "example"), ("jobs", 6, "example"), ("real-thing", 1, "realmap"),
 ])
 def test_cells_explain_themselves(talk, slide, step, tensor) -> None:
     page = talk.open(DECK)
@@ -109,3 +109,25 @@ def test_every_step_is_laid_out_cleanly(browser, server_url) -> None:
     assert meet == {}, f"texts that run into each other: {meet}"
     assert cut == {}, f"notes or cards cut off by their box: {cut}"
     assert moved == [], f"notes or matrices that jump within their slide: {moved}"
+
+
+def test_a_heatmap_names_every_head_and_its_number_on_focus(talk) -> None:
+    """6/1: one cell per head of the model, no number drawn until a cell is focused; the winner (the
+    cell that carries the head's identity into the next step's map) holds the largest value."""
+    page = talk.open(DECK)
+    goto_slide(page, "jobs", 1)
+    cells = page.locator(".slide.active .heat-grid .heat-cell")
+    cells.first.wait_for()
+    values = [float(v) for v in cells.evaluate_all("(cs) => cs.map((c) => c.dataset.value)")]
+    assert len(values) == 270
+    tip = page.locator(".slide.active .heat-tip")
+    assert not tip.is_visible()
+    cells.first.focus()
+    assert tip.is_visible() and tip.locator("text").text_content() == f"{round(100 * values[0])} %"
+    assert cells.first.get_attribute("aria-label").startswith("layer 0, head 0:")
+    winner = page.locator(".slide.active .heat-grid [data-identity]")
+    assert winner.count() == 1
+    assert float(winner.get_attribute("data-value")) == max(values)
+    r, c = divmod(values.index(max(values)), 30)  # heads down, 30 layers across
+    assert winner.get_attribute("data-identity") == f"head L{c} h{r}"
+    talk.assert_clean()

@@ -167,8 +167,8 @@ SHARED = {
         ("#/2/2", f"[data-tensor='E'] .cell[data-r='{CASH}']", f"[data-tensor='look1'] .cell[data-r='{MONEY_CASH}']"),
     ],
     "real-heads": [
-        ("#/5/5", "[data-tensor='map']", "[data-tensor='grid'] .cell.hl"),  # the head's map into its cell
-        ("#/6/1", "[data-tensor='grid'] .cell.hl", "[data-tensor='example']"),  # and a cell into its map
+        ("#/5/5", "[data-tensor='map']", "[data-widget='heatmap'] [data-identity]"),  # the head's map into its cell
+        ("#/6/1", "[data-widget='heatmap'] [data-identity]", "[data-tensor='example']"),  # and the cell into its map
     ],
 }
 NAMED = [(deck, *change) for deck, changes in SHARED.items() if deck in DECKS for change in changes]

@@ -14,6 +14,8 @@
 //   stage where it was, and once the new frame is laid out (the next animation frame) it flies onto
 //   the new element's rectangle with a transform animation of the copy's HTML box. The old element
 //   is hidden while its copy flies (if it is leaving); the new one fades in as the copy arrives.
+//   A widget's part is copied when the positions are read, since a frame that drops the widget
+//   removes it at once (a heatmap's winning cell still flies into the head's map that replaces it).
 //
 // Everything here is under the stage, so settle() (views/motion.js) finishes it, and land() clears
 // what is left at once: a key pressed mid-motion lands where loading the URL does. With reduced
@@ -111,10 +113,19 @@ export function snapshot(stage, section, frame) {
   if (!section || !frame || !moves(stage)) return null;
   const at = new Map();
   for (const [id, list] of identified(section, frame)) {
-    const placed = list.map((els) => ({ els, rect: rectOf(stage, section, els) })).filter((p) => p.rect);
+    const placed = list.map((els) => ({ els, rect: rectOf(stage, section, els), ...gone(section, els) }))
+      .filter((p) => p.rect);
     if (placed.length) at.set(id, placed);
   }
   return { section, at };
+}
+
+/** A part of a widget (an element with data-identity inside it) is removed with its widget when the
+ * next frame drops that widget: its copy is made now, while it is drawn, so it can still fly. */
+function gone(section, els) {
+  const w = els[0]?.closest?.(".widget-layer > .widget");
+  if (!w || els.includes(w)) return {};
+  return { widget: w.dataset.widget, copy: prunedCopy(section, els) };
 }
 
 // ---------- flights ----------
@@ -128,7 +139,8 @@ export function travel(stage, before, section, frame) {
     if (!sources) continue;
     targets.forEach((els, i) => {
       const src = sources[Math.min(i, sources.length - 1)];
-      if (src.els.some((e) => !e.isConnected) || same(src.els, els)) return; // kept in place, or redrawn
+      if (same(src.els, els)) return; // kept in place
+      if (src.els.some((e) => !e.isConnected) && !(src.copy && !widgetIn(section, src.widget))) return; // redrawn
       flights.push({ src, els });
     });
   }
@@ -142,6 +154,7 @@ export function travel(stage, before, section, frame) {
   });
 }
 
+const widgetIn = (section, id) => !!section.querySelector(`.widget-layer > [data-widget="${CSS.escape(id)}"]`);
 const same = (a, b) => a.length === b.length && a.every((e, i) => e === b[i]);
 
 /** The elements `els` alone, with their ancestors up to `section` copied shallow (classes, styles,
@@ -170,7 +183,7 @@ function launch(stage, fromSection, { src, els }, b) {
   box.setAttribute("aria-hidden", "true");
   Object.assign(box.style, { left: `${r.x - PAD}px`, top: `${r.y - PAD}px`, width: `${r.w + 2 * PAD}px`,
     height: `${r.h + 2 * PAD}px` });
-  const inner = prunedCopy(fromSection, src.els);
+  const inner = src.copy ?? prunedCopy(fromSection, src.els);
   Object.assign(inner.style, { left: `${PAD - r.x}px`, top: `${PAD - r.y}px` });
   box.appendChild(inner);
   // Over the slides, under the caption bar (which covers the drawing's foot, as on the slides).

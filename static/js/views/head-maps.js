@@ -24,12 +24,18 @@ function text(parent, content, attrs, size, style = {}) {
  * A map fills its share of the box: its cells may be wider than tall (rows are what a projector lacks). */
 function geometry(box, d) {
   const cols = Math.min(d.columns ?? 4, d.heads.length), rows = Math.ceil(d.heads.length / cols);
+  // Room above the maps for the slanted column labels (-55°) under the title: long words need more.
+  const longest = Math.max(...d.tokens.map((t) => t.length));
+  const top = Math.max(TOP, 44 + TITLE + 6 + Math.ceil(0.55 * TYPE.dense * longest * Math.sin(tilt(d) * Math.PI / 180)));
   const wide = (box.w - LEFT - (cols - 1) * GX) / cols;
-  const high = (box.h - TOP - rows * (TITLE + JOB) - (rows - 1) * GY) / rows;
+  const high = (box.h - top - rows * (TITLE + JOB) - (rows - 1) * GY) / rows;
   const side = { w: Math.min(wide, high * 1.8), h: high };
-  const origin = (k) => ({ x: LEFT + (k % cols) * (side.w + GX), y: TOP + Math.floor(k / cols) * (side.h + TITLE + JOB + GY) });
+  const origin = (k) => ({ x: LEFT + (k % cols) * (side.w + GX), y: top + Math.floor(k / cols) * (side.h + TITLE + JOB + GY) });
   return { cols, side, origin };
 }
+
+/** How far the column labels turn from the horizontal, in degrees. */
+const tilt = (d) => (d.labels === "upright" ? 90 : 55);
 
 function mapLabel(d, head) {
   const rows = head.weights.map((row, i) => `${d.tokens[i]}: ${row.slice(0, i + 1).map((w) => number(w, 2)).join(", ")}`);
@@ -63,7 +69,9 @@ function tokenLabels(root, d, geo) {
     const at = origin(k);
     d.tokens.forEach((tok, j) => {
       const x = at.x + (j + 0.5) * side.w / n, y = at.y - TITLE - 6;
-      text(root, tok, { x, y, transform: `rotate(-55 ${x} ${y})` }, TYPE.dense);
+      const upright = d.labels === "upright";  // centred on its column, reading upwards
+      text(root, tok, { x: upright ? x + 0.35 * TYPE.dense : x, y, transform: `rotate(-${tilt(d)} ${upright ? x + 0.35 * TYPE.dense : x} ${y})` },
+        TYPE.dense);
     });
   }
 }

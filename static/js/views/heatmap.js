@@ -11,7 +11,7 @@ import { travel } from "./motion.js";
 import { registerWidget } from "./widgets.js";
 
 const EASE = "ease-in-out", STAGES = ["grid", "winner", "zoom"];
-const LEFT = 96, TOP = 84, BOTTOM = 96, NUMBER_CELL = 72;
+const BASE_LEFT = 96, TOP = 84, BOTTOM = 96, NUMBER_CELL = 72;
 const pct = (v) => `${Math.round(100 * v)} %`;
 
 function text(parent, content, attrs, size, style = {}) {
@@ -46,15 +46,15 @@ function tip(root) {
   const bg = svg("rect", { rx: 6, height: 44 }, g);
   Object.assign(bg.style, { fill: "var(--panel)", stroke: "var(--fg)", strokeWidth: "2" });
   const t = text(g, "", { "dominant-baseline": "central" }, TYPE.label, { fontFamily: "var(--mono)" });
-  g.style.visibility = "hidden";
+  g.style.display = "none";  // not visibility: continuity reads a hidden visibility as its own, left behind
   return (cell, value, where) => {
-    if (!cell) { g.style.visibility = "hidden"; return; }
+    if (!cell) { g.style.display = "none"; return; }
     t.textContent = value;
+    g.style.display = "";  // drawn before it is measured
     const w = 16 + t.getComputedTextLength();
     const x = Math.min(where.x, Number(root.getAttribute("width")) - w), y = Math.max(0, where.y - 50);
     bg.setAttribute("x", x); bg.setAttribute("y", y); bg.setAttribute("width", w);
     t.setAttribute("x", x + 8); t.setAttribute("y", y + 22);
-    g.style.visibility = "visible";
     root.appendChild(g);  // on top
   };
 }
@@ -79,29 +79,34 @@ function cellsOf(root, show, { x0, y0, cw, ch, values, name, fmt, masked = () =>
 function drawGrid(root, d, box) {
   const g = svg("g", { class: "heat-grid", role: "group", "aria-label": `${d.title}: arrow keys move between the heads` }, root);
   const rows = d.rows.length, cols = d.cols.length;
-  const cw = (box.w - LEFT - 10) / cols, ch = (box.h - TOP - BOTTOM) / rows;
+  // Rows named by words (not index numbers) are drawn at the dense size, with room for the longest.
+  const words = d.rows.some((r) => !/^[0-9]+$/.test(r));
+  const left = words ? Math.max(BASE_LEFT, 24 + Math.ceil(0.6 * TYPE.dense * Math.max(...d.rows.map((r) => r.length))))
+    : BASE_LEFT;
+  const cw = (box.w - left - 10) / cols, ch = (box.h - TOP - BOTTOM) / rows;
   text(g, d.title, { x: 0, y: 30 }, TYPE.label, { fontWeight: "700" });
-  d.rows.forEach((r, i) => text(g, r, { x: LEFT - 12, y: TOP + (i + 0.5) * ch, "text-anchor": "end", "dominant-baseline": "central",
-    class: "axis-label" }, TYPE.index, { fill: "var(--muted)" }));
-  d.cols.forEach((c, j) => text(g, c, { x: LEFT + (j + 0.5) * cw, y: TOP - 12, "text-anchor": "middle", class: "axis-label" },
+  d.rows.forEach((r, i) => text(g, r, { x: left - 12, y: TOP + (i + 0.5) * ch, "text-anchor": "end", "dominant-baseline": "central",
+    class: words ? "" : "axis-label" }, words ? TYPE.dense : TYPE.index, { fill: words ? "var(--fg)" : "var(--muted)" }));
+  d.cols.forEach((c, j) => text(g, c, { x: left + (j + 0.5) * cw, y: TOP - 12, "text-anchor": "middle", class: "axis-label" },
     TYPE.index, { fill: "var(--muted)" }));
   text(g, `${d.row_axis} ↓`, { x: 0, y: TOP - 12 }, TYPE.dense, { fill: "var(--muted)" });
-  text(g, `${d.col_axis} →`, { x: LEFT, y: TOP + rows * ch + 40 }, TYPE.dense, { fill: "var(--muted)" });
+  text(g, `${d.col_axis} →`, { x: left, y: TOP + rows * ch + 40 }, TYPE.dense, { fill: "var(--muted)" });
   const show = tip(root);
-  const cells = cellsOf(g, show, { x0: LEFT, y0: TOP, cw, ch, values: d.values, fmt: pct,
+  const cells = cellsOf(g, show, { x0: left, y0: TOP, cw, ch, values: d.values, fmt: pct,
     name: (i, j) => `${d.col_axis} ${d.cols[j]}, ${d.row_axis} ${d.rows[i]}` });
   rovingGrid(g, cells, cols);
   const [wr, wc] = d.winner;
-  return { g, cells, cell: { x: LEFT + wc * cw, y: TOP + wr * ch, w: cw, h: ch }, bottom: TOP + rows * ch };
+  if (d.winner_identity) cells[wr * cols + wc].dataset.identity = d.winner_identity;  // flies into its map next
+  return { g, cells, cell: { x: left + wc * cw, y: TOP + wr * ch, w: cw, h: ch }, bottom: TOP + rows * ch, left };
 }
 
-function drawWinner(root, d, at, bottom) {
+function drawWinner(root, d, at, bottom, left) {
   const g = svg("g", { class: "heat-winner" }, root);
   const o = svg("rect", { x: at.x - 3, y: at.y - 3, width: at.w + 6, height: at.h + 6, rx: 5 }, g);
   Object.assign(o.style, { fill: "none", stroke: "var(--fg)", strokeWidth: "5", transformBox: "fill-box", transformOrigin: "50% 50%" });
   const [wr, wc] = d.winner;
   text(g, `top scorer: ${d.col_axis} ${d.cols[wc]}, ${d.row_axis} ${d.rows[wr]} (${pct(d.values[wr][wc])})`,
-    { x: LEFT + 260, y: bottom + 40 }, TYPE.dense, { fontWeight: "700" });
+    { x: left + 260, y: bottom + 40 }, TYPE.dense, { fontWeight: "700" });
   return { g, o };
 }
 
@@ -145,7 +150,7 @@ function render(el, w) {
     role: "group", "aria-label": d.title });
   el.replaceChildren(root);
   const grid = drawGrid(root, d, box);
-  const winner = at >= 1 ? drawWinner(root, d, grid.cell, grid.bottom) : null;
+  const winner = at >= 1 ? drawWinner(root, d, grid.cell, grid.bottom, grid.left) : null;
   const zoom = at >= 2 && d.zoom ? drawZoom(root, d.zoom, box, pct(d.values[d.winner[0]][d.winner[1]]), tip(root)) : null;
   if (zoom) {  // behind the map: dimmed, out of the reading and the Tab order
     grid.g.style.opacity = "0.15"; winner.g.style.opacity = "0.15";

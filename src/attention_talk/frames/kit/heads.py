@@ -92,10 +92,12 @@ def concat_data(run: MultiHead, tokens: Sequence[str], focus: int, stage: str, j
 
 
 def heatmap_data(title: str, grid: np.ndarray, *, rows: Sequence[str], cols: Sequence[str], row_axis: str,
-                 col_axis: str, stage: str, zoom: Mapping | None = None) -> HeatmapData:
+                 col_axis: str, stage: str, zoom: Mapping | None = None,
+                 winner_identity: str | None = None) -> HeatmapData:
     """A measure's grid (rows × cols) as a heatmap; the winner is ``engine.heads.best_head`` of it."""
     g = np.asarray(grid, dtype=np.float64)
     winner = measures.best_head(g)
     extra = {} if zoom is None else {"zoom": HeatmapZoom(**zoom)}
     return HeatmapData(title=title, rows=list(rows), cols=list(cols), row_axis=row_axis, col_axis=col_axis,
-                       values=g.tolist(), winner=winner, stage=stage, **extra)
+                       values=g.tolist(), winner=winner, stage=stage,
+                       winner_identity=winner_identity, **extra)

@@ -2,8 +2,10 @@
 over from chapters 1–2, what is new in a real model, the lab with this sentence preloaded, and the
 papers behind the chapter.
 
-What stays and what is new are lists of wide cards down the band; the lab's link and the reader's
-turn stand in a column beside the row of A the lab opens on; the sources share the band in rows."""
+What stays is a column of cards beside two real maps that keep chapter one's rules (rows add up
+to 1, nothing above the diagonal); what is new is a row of cards over each job's best head layer
+by layer (depth, as a heatmap); the lab's link and the reader's turn stand in a column beside the
+map the lab opens on; the sources share the band in rows."""
 
 from __future__ import annotations
 
@@ -15,15 +17,21 @@ import numpy as np
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.kit.chapter import NoParams, Params
+from attention_talk.frames.kit.heads import heatmap_data
 from attention_talk.frames.kit.layout import BOTTOM, LEFT, RIGHT, TOP, box, rows
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
-from attention_talk.frames.real_heads.analysis import all_weights, analysis
+from attention_talk.frames.real_heads.analysis import MEASURE_NAMES, all_weights, analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
-from attention_talk.frames.real_heads.shared import cards, display_name, focus_index, token_labels
+from attention_talk.frames.real_heads.shared import cards, display_name, token_labels
+from attention_talk.frames.widgets.mechanisms_heads import HeadMap, HeadMapsData
 
-LAYOUT = {"cards": box(LEFT, TOP, 1040, BOTTOM - TOP), "top": box(LEFT, TOP, 660, 200),
-          "link": box(LEFT, TOP + 240, 660, 280), "row": box(780, TOP, RIGHT - 780, BOTTOM - TOP)}
+CARDS_H = 270  # the row of what is new
+LAYOUT = {"cards": box(LEFT, TOP, 480, BOTTOM - TOP), "maps": box(600, TOP, RIGHT - 600, BOTTOM - TOP),
+          "new": box(LEFT, TOP, RIGHT - LEFT, CARDS_H),
+          "depth": box(LEFT, TOP + CARDS_H + 30, RIGHT - LEFT, BOTTOM - TOP - CARDS_H - 30),
+          "top": box(LEFT, TOP, 660, 200), "link": box(LEFT, TOP + 240, 660, 280),
+          "labmap": box(780, TOP, RIGHT - 780, BOTTOM - TOP)}
 SOURCES = ("src0", "src1", "src2", "src3", "src4")  # the notes of the sources slide, one per source
 
 
@@ -45,21 +53,45 @@ def _same(ctx: BuildContext) -> FrameBody:
     above = w[..., np.triu_indices(n, 1)[0], np.triu_indices(n, 1)[1]]
     wo = ctx.model.weights.layers[0].wo
     c = ctx.model.config
+    shown = [an.jobs["previous"], an.jobs["first"]]  # two heads whose maps differ, under the same rules
+    maps = widget("head-maps", "rules", LAYOUT["maps"], HeadMapsData(
+        title="two real heads, one set of rules",
+        tokens=token_labels(an.sentence.tokens), columns=2, named=False, labels="upright",
+        heads=[HeadMap(title=f"layer {j.layer}, head {j.head}", weights=w[j.layer, j.head].tolist()) for j in shown]),
+        kind="weights")
     return FrameBody(widgets=[cards("same", LAYOUT["cards"], [
-        card("sums", kind="weights", maps=w.shape[0] * w.shape[1], strays=f"{np.abs(w.sum(-1) - 1).max():.0e}"),
+        card("sums", kind="weights", maps=w.shape[0] * w.shape[1], strays=power_of_ten(np.abs(w.sum(-1) - 1).max())),
         card("mask", kind="mask", above=above.size, weight=f"{above.max():g}"),
         card("wo", kind="output", wo_rows=wo.shape[0], wo_cols=wo.shape[1], mixed=c.heads),
-    ], columns=1)])
+    ], columns=1), maps])
+
+
+def power_of_ten(x: float) -> str:
+    """A tiny number as one digit times a power of ten, in one word: 4e-16 → '4×10⁻¹⁶'."""
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{x:.0e}".split("e")
+    return f"{mantissa}×10" + str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def depth_grid(an) -> np.ndarray:
+    """Each job's best head in every layer: (jobs, L), the largest of that layer's scores."""
+    return np.stack([j.grid.max(axis=1) for j in an.jobs.values()])
 
 
 def _different(ctx: BuildContext) -> FrameBody:
-    j = analysis(ctx).jobs
+    an = analysis(ctx)
+    j = an.jobs
     c = ctx.model.config
-    return FrameBody(widgets=[cards("diff", LAYOUT["cards"], [
+    grid = depth_grid(an)
+    depth = widget("heatmap", "depth", LAYOUT["depth"], heatmap_data(
+        "each job's best head, layer by layer", grid, rows=[MEASURE_NAMES[m] for m in j],
+        cols=[str(k) for k in range(grid.shape[1])], row_axis="job", col_axis="layer", stage="grid"), kind="weights")
+    return FrameBody(widgets=[cards("diff", LAYOUT["new"], [
         card("rope", kind="query"),
         card("gqa", kind="key", queries=c.heads, shared=c.kv_heads, smaller=c.heads // c.kv_heads),
         card("depth", kind="neutral", depth=c.layers, prev_at=j["previous"].layer, ind_at=j["induction"].layer),
-    ], columns=1)])
+    ], columns=3), depth])
 
 
 def _next(ctx: BuildContext) -> FrameBody:
@@ -70,14 +102,12 @@ def _next(ctx: BuildContext) -> FrameBody:
         "title": "open the lab with this sentence", "text": f"“{an.sentence.text}”", "href": lab_link(ctx),
         "detail": f"{display_name(ctx.model.config)}, layer {job.layer}, head {job.head}: the map of this chapter"},
         kind="weights")
-    m = focus_index(ctx, an.sentence.tokens)
-    row = an.sentence.head(job.layer, job.head).weights[m]  # (n,) the row the lab's map opens on
-    toks = token_labels(an.sentence.tokens)
-    bars = widget("weight-bars", "labrow", LAYOUT["row"], {
-        "title": f"in the lab: “{toks[m]}”, layer {job.layer}, head {job.head}", "labels": toks,
-        "values": [float(v) for v in row], "scale_max": 1.0, "digits": 2, "highlight": int(np.argmax(row)),
-        "sum": float(row.sum())}, kind="weights")
-    return FrameBody(widgets=[top, link, bars])
+    lab_map = widget("head-maps", "labmap", LAYOUT["labmap"], HeadMapsData(
+        title="the map the lab opens on", tokens=token_labels(an.sentence.tokens), columns=1, named=False,
+        labels="upright",
+        heads=[HeadMap(title=f"layer {job.layer}, head {job.head}",
+                       weights=an.sentence.head(job.layer, job.head).weights.tolist())]), kind="weights")
+    return FrameBody(widgets=[top, link, lab_map])
 
 
 @CHAPTER.builder("real.compare", CompareParams, cards=("sums", "mask", "wo", "rope", "gqa", "depth", "turn"))

@@ -1,10 +1,11 @@
 """Slide "Heads have jobs" (``real.jobs``): every head of every layer scored on three measures
-(``engine.heads``: previous token, first token, induction), shown as a heads × layers grid; then the
-top scorer of each measure on an example. The numbers decide which head is shown.
+(``engine.heads``: previous token, first token, induction), shown as a heatmap over every head (the
+``heatmap`` kind: colour per head, its number on hover or focus) with the top scorer outlined; then
+that head's map on an example, its cell flown into the map (one continuity identity). The numbers
+decide which head is shown.
 
-Grid and example take the same box across the band and the note the same strip under it, so the
-note does not move as the slide goes from a grid to its head; layers are index numbers (30 of them
-fit the width only as numbers)."""
+Heatmap and example take the same box across the band and the note the same strip under it, so the
+note does not move as the slide goes from the heatmap to its head."""
 
 from __future__ import annotations
 
@@ -15,16 +16,16 @@ import numpy as np
 from attention_talk.engine import heads as measures
 from attention_talk.engine.attention import causal_mask
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody, Highlight, TensorPart
+from attention_talk.frames.contract import FrameBody, Highlight
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.derivations import derive_sum, derive_weights
+from attention_talk.frames.kit.derivations import derive_weights
+from attention_talk.frames.kit.heads import heatmap_data
 from attention_talk.frames.kit.layout import BOTTOM, LEFT, RIGHT, TOP, box
-from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.real_heads.analysis import MEASURE_NAMES, Analysis, Job, analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
-from attention_talk.frames.real_heads.shared import cards, head_identity, percent, picked, sourced, token_labels
+from attention_talk.frames.real_heads.shared import cards, head_identity, picked, sourced, token_labels
 
 NOTE_H = 110  # two lines of a note across the band
 FIGURE = box(LEFT, TOP, RIGHT - LEFT, BOTTOM - TOP - NOTE_H - 30)
@@ -57,25 +58,19 @@ def _run_of(an: Analysis, job: Job):
 
 
 def _grid(ctx: BuildContext, measure: str) -> FrameBody:
+    """Every head scored on ``measure`` as a heatmap (heads down, layers across, the number on hover or
+    focus), the top scorer outlined; its cell carries the head's identity, so it flies into the map of
+    the next step."""
     an = analysis(ctx)
     job = an.jobs[measure]
     run = _run_of(an, job)
     L, h = job.grid.shape
-    toks = token_labels(run.tokens)
-    cells = targets(job)
-    t = tensor("grid", f"{MEASURE_NAMES[measure]}: % of attention {WHAT[measure]}, by layer",
-               "weights", percent(job.grid), LAYOUT["grid"], rows=[f"head {i}" for i in range(h)],
-               cols=[str(i) for i in range(L)], max_rows=h, max_cols=L, digits=0, heat=True)
-    t.highlight = Highlight(cells=[(job.head, job.layer)])
-    t.parts = [TensorPart(identity=head_identity(job.layer, job.head), cells=[(job.head, job.layer)])]
-    t = derive_sum(t, lambda r, c: [(f"{toks[q]}→{toks[k]}", 100 * float(run.head(c, r).weights[q, k]) / len(cells))
-                                    for q, k in cells],
-                   formula=f"mean of {len(cells)} weights × 100", title=lambda r, c: f"layer {c}, head {r}",
-                   text=lambda r, c: f"each weight × 100 ÷ {len(cells)}")
-    t = sourced(t, an.model_name, run.text, None, None, measure)
+    data = heatmap_data(f"{MEASURE_NAMES[measure]}: share of attention {WHAT[measure]}", job.grid.T,
+                        rows=[str(i) for i in range(h)], cols=[str(i) for i in range(L)], row_axis="head",
+                        col_axis="layer", stage="winner", winner_identity=head_identity(job.layer, job.head))
     best = note("best", LAYOUT["grid_note"], "weights", text=run.text.strip(), heads_scored=L * h,
                 layer=job.layer, head=job.head, score=f"{job.best:.0%}")
-    return FrameBody(tensors=[t], notes=[best])
+    return FrameBody(widgets=[widget("heatmap", "heatmap", LAYOUT["grid"], data, kind="weights")], notes=[best])
 
 
 def _example(ctx: BuildContext, measure: str) -> FrameBody:

@@ -10,7 +10,7 @@ from attention_talk.frames.contract import Box, DerivedSource, Kind, Tensor, Ten
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 
-__all__ = ["cards", "percent", "picked", "sourced"]
+__all__ = ["cards", "picked", "sourced"]
 
 
 def sourced(t: Tensor, model: str, text: str, layer: int | None, head: int | None,
@@ -42,11 +42,6 @@ def picked(name: str, label: str, kind: Kind, array: np.ndarray, box: Box, *, ro
                max_rows=len(rows), max_cols=len(cols), digits=digits, heat=heat)
     return t.model_copy(update={"shape": tuple(int(s) for s in a.shape), "row_index": list(rows),
                                 "col_index": list(cols)})
-
-
-def percent(grid: np.ndarray) -> np.ndarray:
-    """A measure's grid (L, h) as percentages, heads down the side: (h, L)."""
-    return 100.0 * np.asarray(grid, dtype=np.float64).T
 
 
 def cards(wid: str, box: Box, items: list[dict], columns: int, active: int | None = None,

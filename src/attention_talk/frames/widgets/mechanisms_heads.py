@@ -29,6 +29,8 @@ class HeadMapsData(WidgetData):
     heads: list[HeadMap] = Field(description="Six to eight heads, each with its own map.")
     columns: int = Field(default=4, description="Maps per row.")
     named: bool = Field(description="Show each head's job and the measure's cells (else the maps alone).")
+    labels: Literal["slanted", "upright"] = Field(default="slanted", description="Column labels slanted (short "
+                                                  "tokens, many maps) or upright (long words: their boxes never meet).")
 
 
 class HeadMapsWidget(Widget):
@@ -84,6 +86,9 @@ class HeatmapData(WidgetData):
     stage: Literal["grid", "winner", "zoom"] = Field(
         description="grid: the heatmap; winner: the top scorer outlined; zoom: its cell grown into its map.")
     zoom: HeatmapZoom | None = Field(default=None, description="The winner's map (the zoom stage).")
+    winner_identity: str | None = Field(default=None, description="Continuity identity of the winner's cell "
+                                        "(its data-identity): a next step that draws that head's map under the "
+                                        "same identity gets the cell flown into it.")
 
 
 class HeatmapWidget(Widget):
