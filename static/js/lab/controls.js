@@ -61,7 +61,7 @@ export class Controls {
   setModelAvailable(available, hint) {
     const input = this.el("source-model");
     input.disabled = !available;
-    for (const b of document.querySelectorAll("[data-tour]")) {
+    for (const b of document.querySelectorAll(".tour-chip[data-tour]")) {
       b.disabled = !available;
       b.title = available ? "" : "The tours need the real model";
     }

@@ -71,7 +71,7 @@ class Lab {
     for (const id of ["lab-temperature", "lab-layer", "lab-next-temperature"]) {
       $(id).addEventListener("input", () => this.changed({ typing: true }));
     }
-    for (const b of document.querySelectorAll("[data-tour]")) {
+    for (const b of document.querySelectorAll(".tour-chip[data-tour]")) {
       b.addEventListener("click", () => this.startTour(b.dataset.tour));
     }
     $("lab-table-toggle").addEventListener("click", (e) => {

@@ -146,7 +146,7 @@ export class TourPanel {
     const was = !this.el.hidden;
     this.el.hidden = !state.tour;
     this.el.closest(".lab").classList.toggle("touring", Boolean(state.tour));
-    for (const b of document.querySelectorAll("[data-tour]")) {
+    for (const b of document.querySelectorAll(".tour-chip[data-tour]")) {
       b.setAttribute("aria-pressed", String(b.dataset.tour === state.tour));
     }
     if (!state.tour) { this.at = ""; return was; }
