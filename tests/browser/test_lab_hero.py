@@ -47,7 +47,8 @@ TEXT_OUTSIDE = """() => {
     const over = Math.max(b.left - r.left, r.right - b.right, b.top - r.top, r.bottom - b.bottom);
     if (over > 1) out.push([el.tagName + '.' + el.className, el.textContent.trim().slice(0, 40), Math.round(over)]);
     // a box that clips or scrolls its own text sideways hides some of it
-    if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible' && el.tagName !== 'TEXTAREA') {
+    const clips = getComputedStyle(el).overflowX !== 'visible' && el.tagName !== 'TEXTAREA';
+    if (clips && el.scrollWidth > el.clientWidth + 1) {
       out.push([el.tagName + '.' + el.className, el.textContent.trim().slice(0, 40), el.scrollWidth - el.clientWidth]);
     }
   }
@@ -82,7 +83,8 @@ def rect(page, selector: str) -> dict:
 
 
 def inside_screen(box: dict, w: int, h: int) -> bool:
-    return box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= w + 0.5 and box["y"] + box["height"] <= h + 0.5
+    right, bottom = box["x"] + box["width"], box["y"] + box["height"]
+    return box["x"] >= 0 and box["y"] >= 0 and right <= w + 0.5 and bottom <= h + 0.5
 
 
 @pytest.fixture

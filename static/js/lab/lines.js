@@ -42,7 +42,7 @@ export class LinesView {
   render(data, width) {
     this.data = data;
     const n = data.tokens.length;
-    this.mono ??= getComputedStyle(this.stage).getPropertyValue("--mono").trim() || "monospace";
+    this.mono ??= getComputedStyle(this.stage).fontFamily || "monospace"; // lab.css: the stage is in --mono
     const longest = Math.max(...data.tokens.map((t) => textWidth(shown(t), SIZE, this.mono)), 10);
     const colW = Math.min(Math.ceil((longest + 24) / 8) * 8, Math.max(80, Math.floor((width - MIN_GAP - 4) / 2)));
     const gap = Math.max(MIN_GAP, Math.min(MAX_GAP, width - 2 * colW - 4));

@@ -100,7 +100,7 @@ export class MapView {
   render(data, width, height) {
     const before = this.data;
     this.data = data;
-    this.mono ??= getComputedStyle(this.stage).getPropertyValue("--mono").trim() || "monospace";
+    this.mono ??= getComputedStyle(this.stage).fontFamily || "monospace"; // lab.css: the stage is in --mono
     const n = Math.max(data.tokens.length, 1);
     const longest = Math.max(...data.tokens.map((t) => textWidth(shown(t), LABEL, this.mono)), 10);
     const gutter = Math.ceil(Math.min(MAX_GUTTER, longest + 14) / 8) * 8;
