@@ -196,6 +196,11 @@ export class MapView {
   write() {
     const { n, cw, gutter, top } = this.g;
     const { values, name } = this.data;
+    if (NUMBER * 1.25 + 2 * PAD > cw - 2) { // too small for any number: nothing to measure
+      this.svg.classList.remove("with-numbers");
+      this.numbers.replaceChildren();
+      return;
+    }
     const texts = values.map((row, r) => row.map((v, c) => cellText(v, this.masked(v, r, c), name)));
     const widest = Math.max(...texts.flat().map((t) => textWidth(t, NUMBER, this.mono)));
     const fits = widest + 2 * PAD <= cw - 2 && NUMBER * 1.25 + 2 * PAD <= cw - 2; // the font's line, ascent to descent
