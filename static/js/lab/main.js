@@ -262,7 +262,7 @@ class Lab {
     const look = state.tour ? lookAt(state.tour, state.step, body.tokens) : null;
     this.map.render({ tokens: body.tokens, values: head[state.map], name: state.map, label: LABELS[state.map],
       kind: state.map === "weights" ? "weights" : "scores", masked: head.masked,
-      which: `${state.text}|${state.source}|${state.layer}|${state.head}|${state.map}`, look }, mapWidth, mapHeight);
+      which: `${state.source}|${state.layer}|${state.head}|${state.map}`, look }, mapWidth, mapHeight);
     this.lines.render({ tokens: body.tokens, weights: head.weights }, linesWidth);
     if (look?.row !== undefined) this.lines.focus(look.row);
     if (state.source === "model") {

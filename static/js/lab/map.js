@@ -95,8 +95,8 @@ export class MapView {
   }
 
   /** {tokens, values (n × n, null = −∞), kind, name, label, masked (the masked map, when known: a
-   * weight whose score there is null is the mask's zero), which (what the map is of: a change of it
-   * crossfades), look ({row?, col?}: a tour's highlight)}, drawn in at most `width` × `height` px. */
+   * weight whose score there is null is the mask's zero), which (the head, layer and map it is of: a
+   * change of it, the sentence the same, crossfades), look ({row?, col?}: a tour's highlight)}, drawn in at most `width` × `height` px. */
   render(data, width, height) {
     const before = this.data;
     this.data = data;
@@ -112,7 +112,9 @@ export class MapView {
     const g = { n, cw, gutter, right, top: Math.ceil(slant + 10),
       rowStride: Math.ceil(LINE / cw), colStride: Math.ceil(SLANTED / (cw * Math.sin(SLANT))) };
     const shape = JSON.stringify(g);
-    const fade = before && this.g && before.which !== data.which && shape === this.shape && !reducedMotion(this.stage);
+    // A new head, layer or map of the same sentence crossfades; typing (a new sentence) never does.
+    const sameText = before && before.tokens.join("\u0000") === data.tokens.join("\u0000");
+    const fade = sameText && this.g && before.which !== data.which && shape === this.shape && !reducedMotion(this.stage);
     if (fade) this.keepGhost();
     if (shape !== this.shape) this.build(g);
     this.shape = shape;
