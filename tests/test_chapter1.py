@@ -25,8 +25,8 @@ DECK = data_dir("slides") / "attention-step-by-step.yaml"
 # The outline's ideas, in order: (slide id, number of key presses).
 OUTLINE = [
     ("title", 1), ("first-block", 2), ("tokens-need-context", 4), ("query", 3), ("query-dense", 3),
-    ("query-matrix", 3), ("keys", 3), ("every-token", 2), ("attention-map", 6), ("map-size", 3),
-    ("values", 4), ("softmax", 6), ("enriched", 5), ("whole-operation", 2), ("many-heads", 5),
+    ("query-matrix", 3), ("keys", 3), ("every-token", 2), ("attention-map", 7), ("map-size", 3),
+    ("values", 4), ("softmax", 10), ("enriched", 5), ("whole-operation", 2), ("many-heads", 5),
     ("sources", 1),
 ]
 
@@ -60,9 +60,9 @@ def test_counter_follows_facts(frames) -> None:
     assert flops_at(frames, "every-token", 2) == 2 * 1_835_008 * 7
     assert flops_at(frames, "attention-map", 4) == 2 * 1_835_008 * 7 + 2 * 128 * 7 * 7
     assert flops_at(frames, "values", 4) == 3 * 1_835_008 * 7 + 2 * 128 * 49
-    assert flops_at(frames, "softmax", 5) == 3 * 1_835_008 * 7 + 4 * 128 * 49
+    assert flops_at(frames, "softmax", 9) == 3 * 1_835_008 * 7 + 4 * 128 * 49
     assert flops_at(frames, "enriched", 4) == 4 * 1_835_008 * 7 + 4 * 128 * 49
-    assert flops_at(frames, "many-heads", 2) == 128 * (4 * 1_835_008 * 7 + 4 * 128 * 49)
+    assert flops_at(frames, "many-heads", 3) == 128 * (4 * 1_835_008 * 7 + 4 * 128 * 49)
     assert flops_at(frames, "many-heads", 4) == 939_524_096 + 65_536 * 7
     # the counter never goes down and appears from the W_Q step on
     steps = [(s, i) for s, n in OUTLINE for i in range(1, n + 1)]
@@ -83,16 +83,82 @@ def test_counter_total_is_the_cost_models_per_token(n) -> None:
 def test_softmax_frames_hold_the_story(deck, frames) -> None:
     toks = deck.story.tokens
     dog = toks.index("dog")
-    weights = next(t for t in frames["softmax"][2].tensors if t.name == "weights")
+    weights = next(t for t in frames["softmax"][6].tensors if t.name == "weights")
     row = np.array(weights.values[dog], dtype=float)
     assert np.argmax(row) == toks.index("old")
     assert row[dog] > row[0] and row[dog] > 0.1
     assert np.all(row[dog + 1:] == 0.0)
     assert row.sum() == pytest.approx(1.0, abs=1e-5)
-    sums = next(t for t in frames["softmax"][2].tensors if t.name == "sums")
+    sums = next(t for t in frames["softmax"][6].tensors if t.name == "sums")
     assert [round(v[0], 6) for v in sums.values] == [1.0] * len(toks)
-    note = frames["softmax"][5].notes[0].text
+    note = frames["softmax"][9].notes[0].text
     assert re.search(r"“dog” becomes \d+% “old”", note)
+
+
+def widget_data(frames, slide: str, step: int) -> dict:
+    (w,) = frames[slide][step - 1].widgets
+    return w.model_dump(mode="json")["data"]
+
+
+def as_scores(values) -> np.ndarray:
+    """A frame's row or matrix with null for −∞, as floats."""
+    return np.array([[-np.inf if v is None else v for v in row] for row in np.atleast_2d(np.array(values, object))],
+                    dtype=float).squeeze()
+
+
+TENSOR_ATOL = 1e-5  # a tensor's values travel rounded to 6 decimals (the payload); widgets' data does not
+SOFTMAX_PROCESS = [(2, "scores"), (3, "shift"), (4, "exp"), (5, "sum"), (6, "divide")]  # slide 12's steps
+
+
+def test_the_softmax_process_is_the_focus_row_of_the_maps_around_it(deck, frames) -> None:
+    """12/2–12/6 play softmax of the row of “dog”: its bars are the row of the scaled map 12/1 shows,
+    e^x is exp(score − row max) of that row (a plain oracle), and the divided bars are the weights
+    the next step (12/7, every row) shows in the row of “dog”."""
+    toks = list(deck.story.tokens)
+    dog = toks.index("dog")
+    raw = as_scores(tensor_at(frames, "attention-map", 4, "map").values)  # Q·Kᵀ, the map of 9/4
+    scaled = as_scores(tensor_at(frames, "softmax", 1, "scaled").values)[dog]  # Q·Kᵀ/√d_k + M, 12/1
+    np.testing.assert_allclose(scaled[: dog + 1], raw[dog, : dog + 1] / np.sqrt(128), atol=TENSOR_ATOL)
+    assert np.all(np.isneginf(scaled[dog + 1:]))
+    top = max(v for v in scaled if np.isfinite(v))
+    e = [0.0 if np.isneginf(v) else float(np.exp(v - top)) for v in scaled]  # the oracle, written out
+    after = as_scores(tensor_at(frames, "softmax", 7, "weights").values)[dog]
+    for step, stage in SOFTMAX_PROCESS:
+        shown = widget_data(frames, "softmax", step)
+        assert shown["stage"] == stage and shown["labels"] == toks
+        np.testing.assert_allclose(as_scores(shown["scores"]), scaled, atol=TENSOR_ATOL)
+        assert shown["row_max"] == pytest.approx(top, abs=TENSOR_ATOL)
+        np.testing.assert_allclose(shown["exps"], e, atol=TENSOR_ATOL)
+        assert shown["total"] == pytest.approx(sum(e), abs=TENSOR_ATOL)
+        np.testing.assert_allclose(shown["weights"], after, atol=TENSOR_ATOL)
+        np.testing.assert_allclose(shown["weights"], np.array(e) / sum(e), atol=TENSOR_ATOL)
+    assert max(e) == 1.0 and sum(widget_data(frames, "softmax", 6)["weights"]) == pytest.approx(1.0, abs=1e-12)
+    # the row is one object: out of the scaled map, through the process, into A
+    parts = {name: tensor_at(frames, "softmax", step, name).parts for step, name in ((1, "scaled"), (7, "weights"))}
+    assert all([(p.identity, p.rows) for p in ps] == [("softmax-row", [dog])] for ps in parts.values())
+    assert {widget_data(frames, "softmax", step)["identity"] for step, _ in SOFTMAX_PROCESS} == {"softmax-row"}
+    notes = [frames["softmax"][step - 1].notes[0].text for step, _ in SOFTMAX_PROCESS]
+    assert "minus 2.70, the score of “old”" in notes[1] and "add up to 1.38" in notes[3]
+    assert "“old” gets 0.72" in notes[4]
+
+
+def test_the_mask_step_adds_the_matrix_m_to_the_map(deck, frames) -> None:
+    """9/6–9/7: M (0 on and below the diagonal, −∞ above) beside the map of 9/4, then added: the
+    result is the masked map the softmax slide starts from (12/1)."""
+    n = len(deck.story.tokens)
+    raw = as_scores(tensor_at(frames, "attention-map", 4, "map").values)
+    keep = np.tril(np.ones((n, n), bool))
+    for step, stage in ((6, "apart"), (7, "added")):
+        shown = widget_data(frames, "attention-map", step)
+        assert shown["stage"] == stage and shown["identity"] == "map"  # the map travels in, and on to 10/1
+        np.testing.assert_allclose(shown["scores"], raw, atol=TENSOR_ATOL)
+        m = as_scores(shown["mask"])
+        assert np.all(m[keep] == 0.0) and np.all(np.isneginf(m[~keep]))
+        result = as_scores(shown["result"])
+        np.testing.assert_allclose(result[keep], raw[keep], atol=TENSOR_ATOL)
+        assert np.all(np.isneginf(result[~keep]))
+        np.testing.assert_allclose(result, as_scores(tensor_at(frames, "softmax", 1, "map").values), atol=TENSOR_ATOL)
+    assert "21 of the 49 cells" in frames["attention-map"][5].notes[0].text
 
 
 def test_map_growth_is_quadratic_and_ends_at_max_positions() -> None:
@@ -178,14 +244,14 @@ def test_chapter1_derivations_say_where_each_number_comes_from(deck, frames) -> 
     o = tensor_at(frames, "enriched", 3, "o-row").derivation.cells[0].parts[0]
     assert (len(o.terms), o.more) == (3, 125)
     # Z = A·V: one product per key, all seven shown
-    a = cell_of(tensor_at(frames, "softmax", 5, "Z"), dog, 0).parts[0]
+    a = cell_of(tensor_at(frames, "softmax", 9, "Z"), dog, 0).parts[0]
     assert [t.label for t in a.terms] == toks and a.more == 0
     # the scaled map: dot product, × 1/√128, + mask
     scaled = cell_of(tensor_at(frames, "softmax", 1, "scaled"), 0, dog)
     assert [p.op for p in scaled.parts] == ["sum", "scale", "mask"] and scaled.value is None
     # row sums list the row's weights; the residual adds x and o
-    row_sum = cell_of(tensor_at(frames, "softmax", 3, "sums"), dog, 0).parts[0]
-    weights = tensor_at(frames, "softmax", 3, "weights")
+    row_sum = cell_of(tensor_at(frames, "softmax", 7, "sums"), dog, 0).parts[0]
+    weights = tensor_at(frames, "softmax", 7, "weights")
     assert row_sum.op == "add" and [t.label for t in row_sum.terms] == toks
     assert [t.b for t in row_sum.terms] == pytest.approx(weights.values[dog], abs=1e-6)
     stream = cell_of(tensor_at(frames, "enriched", 5, "X2"), dog, 0)

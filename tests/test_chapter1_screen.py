@@ -67,9 +67,9 @@ MOVES = {
     ("query", 1, "widget sentence"): "the “?” under the chips give way to one arrow: the chips stay",
     ("query-matrix", 1, "tensor W_Q"): "the matrix alone becomes the middle of x · W_Q",
     ("attention-map", 3, "tensor map"): "Q and Kᵀ leave; the map grows into their room",
-    ("softmax", 1, "tensor scaled"): "the scaled map slides left, making room for its weights",
-    ("softmax", 2, "tensor weights"): "the focus row's weights become every row's",
-    ("softmax", 4, "tensor weights"): "A moves into A · V",
+    ("attention-map", 5, "note about"): "the map makes room for M beside it; the note goes under both",
+    ("softmax", 8, "tensor weights"): "A moves into A · V",
+    ("many-heads", 3, "note about"): "the concatenation leaves; the bill's note sits beside the heads",
     ("enriched", 4, "tensor O"): "O moves into X + O",
 }
 
@@ -97,16 +97,18 @@ def test_the_neighbour_arcs_never_read_ahead(deck, frames) -> None:
     (arcs,) = frames["tokens-need-context"][3].widgets
     links = np.array(arcs.data.links)
     assert np.all(links[dog + 1:] == 0.0)  # no arc to a later token
-    weights = next(t for t in frames["softmax"][2].tensors if t.name == "weights")
+    weights = next(t for t in frames["softmax"][6].tensors if t.name == "weights")
     np.testing.assert_allclose(links, weights.values[dog], atol=1e-6)  # as strong as the engine's weights
     assert np.argmax(links) == toks.index("old")
 
 
 def test_the_masked_map_carries_its_own_title(frames) -> None:
-    # Stepping from "the row" to "the mask" keeps the tensor's name (the mask sweeps in) and changes its label.
-    row, mask = (next(t for t in frames["attention-map"][i].tensors if t.name == "map") for i in (4, 5))
-    assert (row.label, mask.label) == ("attention map Q·Kᵀ", "masked map Q·Kᵀ + M")
-    assert mask.kind == "mask" and any(v is None for r in mask.values for v in r)
+    # The mask step draws M beside the map, then the sum, each with its own title; softmax starts from that sum.
+    apart, added = (frames["attention-map"][i].widgets[0].data for i in (5, 6))
+    assert (apart.scores_label, apart.mask_label, added.result_label) == ("Q·Kᵀ", "M: causal", "Q·Kᵀ + M")
+    masked = next(t for t in frames["softmax"][0].tensors if t.name == "map")
+    assert masked.label == "masked map Q·Kᵀ + M"
+    assert masked.kind == "mask" and any(v is None for r in masked.values for v in r)
 
 
 def test_learned_matrices_take_the_role_they_make(frames) -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from attention_talk.engine import attend
 from attention_talk.frames import build_deck_frames, load_deck
@@ -277,3 +280,46 @@ def test_the_summary_cards_stack_from_the_top(frames) -> None:
     for f in frames["one-view"]:
         sums = [w for w in f.widgets if w.id == "sum"]
         assert len(sums) == 1 and sums[0].data.align == "top", f.step
+
+
+# ---- slide 9's pictures: every pair one score (9/1), the toy sparse map (9/9) ---------------------
+def test_the_pairs_map_is_every_score_of_the_river_sentence(frames, deck) -> None:
+    river = sentence(SENTENCE_RIVER, deck.story.seed)
+    pairs = next(t for t in frames["the-cost"][0].tensors if t.name == "pairs")
+    oracle = river.q @ river.k.T / np.sqrt(river.q.shape[1])  # every pair scored, no mask
+    np.testing.assert_allclose(pairs.values, oracle, atol=5e-4)
+    assert tuple(pairs.shape) == (7, 7) and pairs.label.startswith("7 tokens → 7² = 49 scores")
+
+
+def test_the_sparse_map_keeps_each_querys_top_keys(frames, deck) -> None:
+    from attention_talk.frames.walkthrough.cost import SPARSE_KEEP
+
+    river = sentence(SENTENCE_RIVER, deck.story.seed, causal=True)
+    sparse = next(t for t in frames["the-cost"][-1].tensors if t.name == "sparse")
+    s = river.q @ river.k.T / np.sqrt(river.q.shape[1])
+    for i, row in enumerate(np.asarray(sparse.values)):
+        allowed = s[i, : i + 1]  # causal: keys up to the query
+        keep = np.argsort(-allowed, kind="stable")[:SPARSE_KEEP]
+        e = np.exp(allowed[keep] - allowed[keep].max())
+        want = np.zeros(len(row))
+        want[keep] = e / e.sum()
+        np.testing.assert_allclose(row, want, atol=5e-4)
+        assert np.count_nonzero(row) == min(SPARSE_KEEP, i + 1)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 8), st.integers(0, 9), st.data())
+def test_top_keys_property(n_q, n_k, keep, data) -> None:
+    """The additive mask keeps exactly min(keep, allowed) keys per row, the largest allowed ones."""
+    from attention_talk.frames.walkthrough.cost import top_keys
+
+    scores = data.draw(arrays(np.float64, (n_q, n_k), elements=st.floats(-5, 5, allow_nan=False)))
+    blocked = data.draw(arrays(np.bool_, (n_q, n_k)))
+    masked = np.where(blocked, -np.inf, scores)
+    m = top_keys(masked, keep)
+    assert set(np.unique(m)) <= {0.0, -np.inf}
+    for r in range(n_q):
+        kept, allowed = np.isfinite(m[r]), np.isfinite(masked[r])
+        assert kept.sum() == min(keep, allowed.sum()) and not (kept & ~allowed).any()
+        if kept.any() and (allowed & ~kept).any():
+            assert masked[r][kept].min() >= masked[r][allowed & ~kept].max()

@@ -5,6 +5,7 @@ shown against an independent loop over every head's weights."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -71,13 +72,12 @@ def test_the_deck_validates_and_keeps_the_outline_order() -> None:
 
 def test_every_tensor_from_the_model_says_where_it_comes_from(api_frames) -> None:
     kinds = {t["derived_from"]["quantity"] for t in derived_tensors(api_frames)}
-    assert kinds == {"scores", "scaled", "masked", "rope", "previous", "first", "induction"}
-    assert len(sourced_tensors(api_frames)) == 5  # the real map, its row, the three jobs' examples
+    assert kinds == {"scores", "scaled", "masked", "previous", "first", "induction"}
+    assert len(sourced_tensors(api_frames)) == 6  # slide 2's map, the real map, its row, the three jobs' examples
     assert all(set(t["source"]) == {"model", "text", "layer", "head"} for t in sourced_tensors(api_frames))
-    for slide in ("rope", "real-map", "jobs"):
+    for slide in ("real-thing", "real-map", "jobs"):
         for f in api_frames[slide]:
-            assert all(t.get("source") or t.get("derived_from") for t in f["tensors"] if t["name"] != "angles"), (
-                slide, f["step"])
+            assert all(t.get("source") or t.get("derived_from") for t in f["tensors"]), (slide, f["step"])
     captions = [f["caption"] for fs in api_frames.values() for f in fs]
     assert all("{" not in c for c in captions) and len(captions) == sum(map(len, api_frames.values()))
 
@@ -151,14 +151,17 @@ def test_the_head_shown_for_each_job_is_the_top_scorer(api_frames, api_weights) 
 
 
 def test_rope_scores_depend_on_the_offset_only(api_frames, real_model) -> None:
-    t = next(t for f in api_frames["rope"][1:] for t in f["tensors"] if t["name"] == "rope" and len(t["cols"]) > 1)
-    grid = _cells(t)  # (offsets, places)
-    assert np.ptp(grid, axis=1).max() < 1e-4  # one offset, several places: one score
-    assert np.ptp(grid[:, 0]) > 1.0  # one place, several offsets: different scores
-    src = t["derived_from"]
-    maps = real_model.run(src["text"], layers=[src["layer"]], heads=[src["head"]], want=("q", "k", "scores"))
-    real = maps.head(src["layer"], src["head"]).scores
-    assert any(abs(v - x) < 1e-4 for v in grid[:, 0] for x in real[-1])  # the real pair's score is in the grid
+    """The rope widget's scores (tests/test_rope_gqa.py checks them against a naive rotation): one
+    distance at several places gives one score; several distances, several; the real pair's score
+    is the one the model computed in the sentence."""
+    offsets, places = (next(w["data"] for w in api_frames["rope"][k]["widgets"] if w["type"] == "rope") for k in (1, 2))
+    assert np.ptp([c["score"] for c in places["columns"]]) < 1e-4
+    assert np.ptp([c["score"] for c in offsets["columns"]]) > 1.0
+    real = offsets["columns"][offsets["marked"]]
+    text = load_deck(DECK).story.sentence
+    layer, head = (int(x) for x in re.findall(r"layer (\d+), head (\d+)", offsets["title"])[0])
+    maps = real_model.run(text, layers=[layer], heads=[head], want=("q", "k", "scores"))
+    assert real["score"] == pytest.approx(float(maps.head(layer, head).scores[real["q_pos"], real["k_pos"]]), abs=1e-4)
 
 
 def test_the_last_slide_links_to_the_lab_with_the_sentence(api_frames) -> None:

@@ -49,11 +49,10 @@ def test_map_values_are_the_engines(deck, frames) -> None:
     steps = frames["attention-map"]
     scores = next(t for t in steps[3].tensors if t.name == "map")
     np.testing.assert_allclose(np.array(scores.values, dtype=float), att.scores, atol=1e-6)
-    masked = next(t for t in steps[5].tensors if t.name == "map")
+    masked = steps[6].widgets[0].data.result  # the mask step: Q·Kᵀ + M, drawn by the mask widget
     dog = deck.story.tokens.index("dog")
-    assert masked.values[dog][dog + 1:] == [None] * (6 - dog)  # −∞ above the diagonal
-    assert masked.values[dog][: dog + 1] == pytest.approx(att.scores[dog, : dog + 1].round(6).tolist())
-    assert masked.highlight.rows == [dog]
+    assert masked[dog][dog + 1:] == [None] * (6 - dog)  # −∞ above the diagonal
+    assert masked[dog][: dog + 1] == pytest.approx(att.scores[dog, : dog + 1].tolist(), abs=1e-12)
 
 
 def test_dot_product_note_recomputes_the_cell(deck, frames) -> None:

@@ -18,11 +18,13 @@ import pytest
 
 from attention_talk.engine import heads as measures
 from attention_talk.engine import multi_head
+from attention_talk.formatting import scientific
 from attention_talk.frames import build_deck, build_deck_frames, load_deck
 from attention_talk.frames.real_heads.analysis import analyse
 from attention_talk.frames.step_by_step.designed_heads import DESIGNS, build_heads
 from attention_talk.frames.step_by_step.inputs import build_story
 from attention_talk.frames.step_by_step.mechanisms_heads import story_jobs
+from attention_talk.paths import data_dir
 
 DECKS = Path(__file__).parent / "browser" / "decks"
 # what each design was meant to read → the job the measure should name it after
@@ -69,7 +71,11 @@ def test_the_maps_are_the_softmax_of_the_designed_scores(story_deck, heads) -> N
 
 def test_each_head_is_named_by_the_measure_it_scores_highest_on(story_deck, heads) -> None:
     _, frames = story_deck
-    drawn = data(frames, "head-maps", 2)
+    assert_named_by_the_measure(data(frames, "head-maps", 2), heads)
+
+
+def assert_named_by_the_measure(drawn: dict, heads) -> None:
+    """Each drawn head's job is the one engine.heads.share scores it highest on, its cells that job's."""
     jobs = story_jobs(heads.tokens)
     for h, shown in enumerate(drawn["heads"]):
         scores = {j.name: float(measures.share(heads.weights[h], j.targets)) for j in jobs if j.targets.any()}
@@ -104,6 +110,35 @@ def test_the_concat_shapes_and_numbers_are_the_engines_multi_head(story_deck, he
         assert shown["token"] == deck.story.focus and shown["columns"] == [1, 2, 3, 7168]
         np.testing.assert_allclose(shown["values"], run.output[focus, [c - 1 for c in shown["columns"]]], atol=1e-12)
     np.testing.assert_allclose(run.concat @ run.w_o, run.sum_of_heads, atol=1e-9)
+
+
+@pytest.fixture(scope="module")
+def talk_deck():
+    deck = load_deck(data_dir("slides") / "attention-step-by-step.yaml")
+    return deck, build_deck_frames(deck)
+
+
+def test_chapter_one_draws_the_designed_heads_and_names_them_by_the_measure(talk_deck, heads) -> None:
+    """Chapter 1's "many heads" (15/1–15/3): the eight designed heads' maps, named by the measure,
+    then concatenated × W_O with the check of Σ_h Z_h·W_O,h against it; its words name what it draws."""
+    deck, frames = talk_deck
+    assert list(heads.tokens) == list(deck.story.tokens) and deck.story.seed == 7  # the demo deck's story
+    maps, named = data(frames, "many-heads", 1), data(frames, "many-heads", 2)
+    assert not maps["named"] and named["named"]
+    np.testing.assert_allclose([h["weights"] for h in maps["heads"]], heads.weights, atol=1e-12)
+    assert_named_by_the_measure(named, heads)
+    assert [h["job"] for h in named["heads"]] == [DESIGNED_FOR[d] for d in heads.designs]
+    product = data(frames, "many-heads", 3)
+    assert product["stage"] == "product" and tuple(product["concat"]) == heads.run.concat.shape
+    diff = float(np.max(np.abs(heads.run.concat @ heads.run.w_o - heads.run.sum_of_heads)))
+    assert diff < 1e-9
+    (note,) = frames["many-heads"][2].notes
+    assert f"Σ of the 8 heads' Z_h·W_O,h against concat · W_O: largest difference {scientific(diff)}" in note.text
+    slide = next(s for s in deck.slides if s.id == "many-heads")
+    assert slide.steps[0].caption == "8 designed heads, small enough to see: 8 maps"
+    assert "128 in DeepSeek-V3.2" in slide.steps[0].narration and "{" not in slide.steps[2].narration
+    counters = [frames["many-heads"][i].counters[0].label for i in range(3)]
+    assert "· 1 head ·" in counters[0] and "· 128 heads ·" in counters[2]  # the count is at full width
 
 
 @pytest.fixture(scope="module")

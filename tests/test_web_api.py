@@ -53,7 +53,7 @@ def test_frames_etag_and_304(client) -> None:
     r = client.get(f"/api/decks/{DECK}/slides/attention-map/frames")
     assert r.status_code == 200
     data = r.json()
-    assert data["slide"] == "attention-map" and len(data["frames"]) == 6
+    assert data["slide"] == "attention-map" and len(data["frames"]) == 7
     etag = r.headers["etag"]
     assert "max-age" in r.headers["cache-control"]
     again = client.get(f"/api/decks/{DECK}/slides/attention-map/frames", headers={"If-None-Match": etag})

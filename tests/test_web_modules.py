@@ -54,7 +54,7 @@ def test_the_widget_table_names_each_kind_s_own_module() -> None:
             if path.name != "widgets.js":
                 registered[kind] = f"views/{path.name}"
     assert table == registered
-    assert len(table) == 23
+    assert len(table) == 26
 
 
 def test_the_speaker_view_keeps_its_room_bar_and_leaves_the_overlays() -> None:

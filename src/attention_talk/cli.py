@@ -1,4 +1,4 @@
-"""The command line: ``attention-talk serve | validate | export | schema`` (and the catalog commands).
+"""The command line: ``attention-talk serve | validate | export | schema | model-cache`` (and the catalog commands).
 
 Exit status: 0 done; 1 a deck has problems (``validate``, ``figures``: one line each, with its file,
 slide, step and field); 2 the command could not do what was asked (a bad option or setting, a
@@ -216,6 +216,23 @@ def decks_doc(
     out.write_text(decks_markdown(example.read_text(encoding="utf-8"), load_deck(example), shipped) + "\n",
                    encoding="utf-8")
     typer.echo(f"wrote {out}")
+
+
+@app.command("model-cache")
+def model_cache() -> None:
+    """Build the shared float32 copy of the model's weights now (ATTENTION_TALK_MODEL_CACHE_DIR), so
+    the first worker to load the model maps it at once; print where it is."""
+    from attention_talk.model import loader
+
+    settings = _settings()
+    if settings.model_cache_dir is None:
+        raise CliError("ATTENTION_TALK_MODEL_CACHE_DIR is 'none': there is no shared copy to build")
+    ld = loader(settings.model_path, settings.model_cache_dir)
+    ld.model()  # ModelMissing: one line with the install hint (OneLineErrors)
+    if ld.cache_file is None:
+        raise CliError(f"the weights cache could not be written in {str(settings.model_cache_dir)!r} (see the log)")
+    size = ld.cache_file.stat().st_size / 2**20
+    typer.echo(f"{ld.cache_file} ({size:.0f} MB, loaded in {ld.seconds.get('total', 0):.1f} s)")
 
 
 def _settings():

@@ -217,7 +217,7 @@ def test_skip_link_jumps_over_the_drawing(kb) -> None:
     assert active(page, "el.id") == "caption" and page.evaluate("location.hash") == hash_
 
 
-@pytest.mark.parametrize("deck, slide, step", [(ONE, "softmax", 3), (ONE, "attention-map", 6), (TWO, "pipeline", 6)])
+@pytest.mark.parametrize("deck, slide, step", [(ONE, "softmax", 7), (ONE, "softmax", 1), (TWO, "pipeline", 6)])
 def test_each_tensor_has_a_table_with_its_values(kb, server_url, deck, slide, step) -> None:
     from attention_talk.formatting import number
 

@@ -110,10 +110,9 @@ def test_growth_widget_is_interactive_and_keeps_the_clicker(open_talk) -> None:
     ("#/3/1", ["X"]),                          # embedding lookup
     ("#/6/2", ["x-row", "W_Q", "q-row"]),      # x · W_Q = q
     ("#/9/3", ["Q", "KT", "map"]),             # one cell: a query meets a key
-    ("#/9/6", ["map"]),                        # the masked map
     ("#/12/1", ["map", "scaled"]),             # ÷ √d_k, with −∞ cells
-    ("#/12/3", ["weights", "sums"]),           # softmax and the row sums
-    ("#/12/5", ["weights", "V", "Z"]),         # Z = A·V
+    ("#/12/7", ["weights", "sums"]),           # softmax and the row sums
+    ("#/12/9", ["weights", "V", "Z"]),         # Z = A·V
     ("#/13/3", ["z-row", "W_O", "o-row"]),     # z · W_O
     ("#/13/5", ["X", "O", "X2"]),              # the residual X + O
 ])

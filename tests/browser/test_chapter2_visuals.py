@@ -62,7 +62,8 @@ def test_head_picker_switches_between_the_heads_maps(open_talk, watch) -> None:
 def test_flash_attention_skips_the_future_tile(open_talk, watch) -> None:
     page = open_talk(DECK)
     goto(page, "the-cost", 6)
-    tile = page.locator(".slide.active .flash-tile.skipped")
+    tile = page.locator(".slide.active .flash-skip")
     tile.wait_for()
     assert tile.count() == 1 and "current" in tile.get_attribute("class")
+    assert tile.locator(".mech-hatch").count() == 1 and tile.locator(".flash-num").count() == 0  # no scores
     watch.assert_clean()

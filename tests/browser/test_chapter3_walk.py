@@ -30,7 +30,7 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
 
 @pytest.mark.parametrize("slide, step, tensor", [
     ("real-map", 1, "map"), ("real-map", 3, "map"), ("real-map", 4, "row"), ("real-map", 5, "map"),
-    ("jobs", 1, "grid"), ("jobs", 6, "example"), ("rope", 3, "rope"),
+    ("jobs", 1, "grid"), ("jobs", 6, "example"), ("real-thing", 1, "realmap"),
 ])
 def test_cells_explain_themselves(talk, slide, step, tensor) -> None:
     page = talk.open(DECK)

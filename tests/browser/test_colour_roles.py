@@ -12,7 +12,7 @@ import pytest
 from stage_probe import DECKS, open_at, tracked_page
 
 MASKED = {
-    "attention-step-by-step": ["#/9/6", "#/12/1", "#/12/4", "#/12/6"],
+    "attention-step-by-step": ["#/12/1", "#/12/8", "#/12/10"],
     "attention-walkthrough": ["#/6/3", "#/6/4", "#/7/3", "#/7/5", "#/10/2"],
 }
 if "real-heads" in DECKS:
@@ -128,7 +128,7 @@ SIGNS = r"""() => {
   }
   return out;
 }"""
-SIGNED = {"attention-step-by-step": ["#/6/1", "#/9/5", "#/12/6"], "attention-walkthrough": ["#/4/1", "#/6/2"]}
+SIGNED = {"attention-step-by-step": ["#/6/1", "#/9/5", "#/12/10"], "attention-walkthrough": ["#/4/1", "#/6/2"]}
 
 
 @pytest.mark.parametrize("theme", ["dark", "light"])

@@ -158,7 +158,9 @@ SHARED = {
     "attention-step-by-step": [
         ("#/2/2", "[data-identity='X']", "[data-tensor='X']"),  # the stack's embeddings become X
         ("#/6/3", "[data-tensor='q-row']", "[data-tensor='q-row']"),  # the query row moves up
-        ("#/9/6", "[data-tensor='map']", "[data-identity='map']"),  # the map into the growing square
+        ("#/9/5", "[data-tensor='map']", "[data-identity='map']"),  # the map into the mask's scores
+        ("#/9/7", "[data-identity='map']", "[data-identity='map']"),  # the masked map into the growing square
+        ("#/12/1", "[data-tensor='scaled'] .cell[data-r='2']", "[data-identity='softmax-row']"),  # the row into softmax
         ("#/13/5", "[data-tensor='X']", "[data-identity='X']"),  # X (the stream) into the flow
     ],
     "attention-walkthrough": [  # the embedding rows: a row of E into the lookup of a sentence

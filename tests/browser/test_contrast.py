@@ -12,7 +12,8 @@ from contrast_probe import CONTRAST, STRONGEST
 from stage_probe import DECKS, open_at, tracked_page
 
 SAMPLED = {
-    "attention-step-by-step": ["#/1/1", "#/3/1", "#/6/2", "#/9/6", "#/10/2", "#/12/3", "#/13/2", "#/15/1"],
+    "attention-step-by-step": ["#/1/1", "#/3/1", "#/6/2", "#/9/7", "#/10/2", "#/12/5", "#/12/7", "#/13/2",
+                               "#/15/2"],
     "attention-walkthrough": ["#/1/1", "#/2/2", "#/5/2", "#/6/4", "#/6/7", "#/8/3", "#/9/3", "#/9/4"],
 }
 if "real-heads" in DECKS:  # chapter 3, where the model is installed: RoPE, the real map, a grid, bars, the link

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -68,8 +69,8 @@ SETTLED = """async (ms) => {
 
 # Slides whose steps move matrices most: chapter 1's map, softmax and output; chapter 2's pipeline
 # (one matrix replaced by the next in the same place) and its heads; and the slide changes into them.
-SAMPLED = {"attention-step-by-step": ["#/8/2", "#/9/2", "#/9/5", "#/11/4", "#/12/1", "#/12/2", "#/12/3", "#/13/1",
-                                      "#/13/2", "#/13/4"],
+SAMPLED = {"attention-step-by-step": ["#/8/2", "#/9/2", "#/9/5", "#/9/6", "#/11/4", "#/12/1", "#/12/3", "#/12/6",
+                                      "#/13/1", "#/13/2", "#/13/4"],
            "attention-walkthrough": ["#/5/5", "#/6/1", "#/6/3", "#/6/6", "#/6/8", "#/8/1", "#/8/2", "#/8/4"],
            # chapter 3: RoPE's grid gaining rows, the real map gaining and losing its row, grid to example
            "real-heads": ["#/3/2", "#/5/3", "#/5/4", "#/6/1"]}
@@ -177,14 +178,17 @@ def test_the_motions_explain(animated, server_url) -> None:
     meet = motions_after(page, server_url, "#/9/2")               # one cell: a query meets a key
     assert sum(m.startswith("ghost kind-query") for m in meet) == 1
     assert sum(m.startswith("ghost kind-key") for m in meet) == 1
-    sweep = [m for m in motions_after(page, server_url, "#/9/5") if m.startswith("rect cell")]
-    delays = {m.split(" ")[2]: int(m.split(" ")[3]) for m in sweep}
-    assert len(delays) == 21                                       # every cell above the diagonal
-    assert delays["0,1"] < delays["0,2"] < delays["0,6"]          # one diagonal after the other
-    assert delays["0,1"] == delays["5,6"]
-    bars = [m for m in motions_after(page, server_url, "#/12/2") if m.startswith("rect cell")]
-    assert {m.split(" ")[2].split(",")[0] for m in bars} == {str(r) for r in range(7)}  # every row's bars grow
-    mixing = motions_after(page, server_url, "#/12/4")              # the value rows add into the output
+    # M lands on the map (9/6 → 9/7): each cell it blocks takes the masked look, one diagonal after the other
+    landed = motions_after(page, server_url, "#/9/6")
+    sweep = [int(m.split(" ")[-1]) for m in landed if m.startswith("mech-masked-cell")]
+    assert len(sweep) == 21                                        # every cell above the diagonal
+    diagonals = sorted(set(sweep))
+    assert len(diagonals) == 6 and all(b - a == 60 for a, b in itertools.pairwise(diagonals))
+    assert [sweep.count(d) for d in diagonals] == [6, 5, 4, 3, 2, 1]  # the first diagonal has six cells
+    # e^x stacks into their sum (12/4 → 12/5): the bars of the keys "dog" may read, one after the other
+    stacking = motions_after(page, server_url, "#/12/4")
+    assert sorted({int(m.split(" ")[-1]) for m in stacking if m.startswith("mech-segment")}) == [0, 90, 180]
+    mixing = motions_after(page, server_url, "#/12/8")              # the value rows add into the output
     assert sum(m.startswith("ghost kind-value") for m in mixing) == 7
 
 

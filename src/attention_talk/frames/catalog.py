@@ -109,7 +109,8 @@ def figures_markdown(deck: Deck) -> str:
     return f"| placeholder | value in `{deck.id}` |\n|---|---|\n{rows}"
 
 
-# The mechanism widgets (frames/widgets/mechanisms.py), each with a step that draws it: the builder
+# The mechanism widgets (frames/widgets/mechanisms.py; `flash`, FlashAttention's sweep, in diagrams.py),
+# each with a step that draws it: the builder
 # and params, and the words its note needs. tests/test_mechanisms.py builds every example.
 MECHANISM_EXAMPLES: dict[str, str] = {
     "softmax": """- caption: Subtract the row's largest score
@@ -133,7 +134,26 @@ MECHANISM_EXAMPLES: dict[str, str] = {
     notes:
       about: Divided by {divisor}, the spread shrinks and the weights flatten.
 """,
+    "flash": """- caption: "Tile 3: new keys rescale the running sums"
+  narration: >
+    The sweep reaches the last block of keys. Where it holds a larger score, the old sum shrinks by
+    e to the old max minus the new one before the tile's own sum is added.
+  frame: {builder: walk.flash, params: {tile: 3}}
+""",
+    "rope": """- caption: Each pair turns by an angle that grows with position
+  narration: Every pair of a query's numbers is an arrow, turned by position times its rate.
+  frame: {builder: real.rope, params: {stage: angles}}
+""",
+    "gqa": """- caption: Nine query heads share three key/value heads
+  narration: Every query head is wired to the key/value head of its group; the cache bar shrinks.
+  frame: {builder: real.gqa, params: {stage: cache}}
+""",
+    "sizes": """- caption: The sizes the model file states
+  narration: Heads as blocks as long as their width, the model width as one bar, the layers as slabs.
+  frame: {builder: real.sizes, params: {stage: file}}
+""",
 }
+MODEL_EXAMPLES = ("rope", "gqa", "sizes")  # their builders run on the real model (a deck with preset smollm2-135m)
 
 
 def mechanisms_markdown() -> str:
@@ -145,6 +165,8 @@ def mechanisms_markdown() -> str:
         model = WIDGET_KINDS[kind]
         stage = model.model_fields["data"].annotation.model_fields["stage"]
         doc = " ".join(line.strip() for line in (model.__doc__ or "").split("\n"))
+        if kind in MODEL_EXAMPLES:
+            doc += " Its builder runs on the real model: a deck with `preset: smollm2-135m`."
         parts.append(f"### `{kind}`\n\n{doc} Stages, one per step: {_allowed(_stage_schema(stage))}; the view "
                      f"moves from the stage it drew before.\n\n```yaml\n{step.rstrip()}\n```")
     return "\n\n".join(parts)

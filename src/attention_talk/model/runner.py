@@ -1,7 +1,7 @@
 """The model object: tokenize, run every layer, hand back attention maps, residuals and next tokens.
 
     >>> from attention_talk.model import load
-    >>> model = load()                                   # the packaged SmolLM2-135M, ~1 GB of float64
+    >>> model = load()                                   # the packaged SmolLM2-135M, ~0.5 GB of float32
     >>> run = model.run("The capital of France is", layers=[0], heads=[0, 4])
     >>> run.tokens, run.next_tokens[0].token             # (['The', ' capital', …], ' Paris')
     >>> run.head(0, 4).weights                           # (n, n), rows sum to 1, 0 above the diagonal
@@ -161,9 +161,9 @@ def pick(name: str, asked: list[int] | tuple[int, ...] | None, count: int) -> li
 
 
 class Model:
-    """A loaded model: its sizes (``config``), tokenizer and float64 weights. ``cache_bytes`` bounds
-    the recent runs and kept traces together (the newest run and the newest trace are always kept,
-    so the bound is at least one 64-token result, about 110 MB)."""
+    """A loaded model: its sizes (``config``), tokenizer and float32 weights (float64 for a reference).
+    ``cache_bytes`` bounds the recent runs and kept traces together (the newest run and the newest
+    trace are always kept, so the bound is at least one 64-token result, about 110 MB)."""
 
     def __init__(self, path: Path, config: Config, tokenizer: Tokenizer, weights: Weights,
                  cache_bytes: int = CACHE_BYTES) -> None:

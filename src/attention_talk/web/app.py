@@ -33,7 +33,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                   description="An animated talk on transformer attention; every number computed "
                               "by a NumPy engine. Frames, decks, costs, the illustrative chain and the real model.")
     app.state.settings = settings
-    app.state.store = store or Store.load(settings.decks_dir, settings.model_path, eager=False)
+    app.state.store = store or Store.load(settings.decks_dir, settings.model_path, eager=False,
+                                               model_cache_dir=settings.model_cache_dir)
     app.state.attention_gate = Gate(settings.attention_concurrency, settings.attention_queue_timeout,
                                     "POST /api/attention")
     app.state.rooms = make_hub(settings.redis_url, settings.room_idle_timeout, settings.max_rooms,

@@ -34,9 +34,10 @@ CLIENT_GONE = 499  # nginx's "client closed request": the answer nobody is there
 
 def model_loader(app: FastAPI) -> Loader:
     """The process's Loader of the app's model file (ATTENTION_TALK_MODEL_PATH, else the packaged
-    one), bounded by the app's ATTENTION_TALK_MODEL_CACHE_BYTES."""
+    one), bounded by the app's ATTENTION_TALK_MODEL_CACHE_BYTES, its weights shared through
+    ATTENTION_TALK_MODEL_CACHE_DIR."""
     settings = app.state.settings
-    ld = loader(settings.model_path)
+    ld = loader(settings.model_path, settings.model_cache_dir)
     ld.cache_bytes = settings.model_cache_bytes
     return ld
 

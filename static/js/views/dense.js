@@ -4,6 +4,8 @@ import { count, number } from "../lib/format.js";
 import { label, surface, svg } from "./dom.js";
 import { registerWidget } from "./widgets.js";
 
+const TINT_CAP = 0.7;  // of the role's strongest tint: the neuron's index (muted) stays readable on it
+
 function column(items, n, x, top, bottom) {
   // positions for the listed items, with a gap (⋮) before the last when indices jump
   const slots = items.length + 1, step = (bottom - top) / (slots - 1);
@@ -31,8 +33,14 @@ function render(el, w) {
       svg("line", { class: `dense-link${on ? " on" : ""}`, x1: i.x + rIn, y1: i.y, x2: o.x - rOut, y2: o.y }, lines);
     }
   }
+  // Each neuron is tinted by its own number, as a matrix cell is (its column's largest magnitude is
+  // the top of the scale, negatives in --negative; capped so its index stays readable on it).
+  const absMax = (ps) => Math.max(1e-12, ...ps.map((p) => Math.abs(p.value)));
+  const scale = { in: absMax(inputs), out: absMax(outputs) };
   const node = (p, cls) => {
-    const g = svg("g", { class: `dense-node ${cls}` }, root);
+    const side = cls === "in" ? "in" : "out";
+    const g = svg("g", { class: `dense-node ${cls} kind-${side === "in" ? "input" : "query"}${p.value < 0 ? " neg" : ""}` }, root);
+    g.style.setProperty("--f", String(TINT_CAP * Math.min(1, Math.abs(p.value) / scale[side])));
     const r = cls === "in" ? rIn : rOut;
     svg("circle", { cx: p.x, cy: p.y, r }, g);
     label(g, number(p.value, 2), { x: cls === "in" ? p.x - r - 14 : p.x + r + 14, y: p.y,

@@ -57,6 +57,7 @@ function drawCells(grp, d, g, x0, values, look, kind) {
 
 function drawScores(root, d, g, stage) {
   const grp = svg("g", { class: "mech-scores kind-scores" }, root);
+  if (d.identity) grp.dataset.identity = d.identity;  // the scores as one object across frames (continuity.js)
   label(grp, stage === "added" ? d.result_label : d.scores_label, { class: "mech-title", x: 0, y: 36 });
   drawAxes(grp, d, g, 0);
   const values = stage === "added" ? d.result : d.scores;
@@ -114,10 +115,10 @@ function render(el, widget) {
   root.setAttribute("aria-label", stage === "added" ? d.result_label : stage === "apart"
     ? `${d.scores_label} + ${d.mask_label}` : d.scores_label);
   const nums = drawScores(root, d, g, stage);
-  if (stage !== "scores") {  // M beside the scores; once added, it stays there, dimmed: what was added
+  if (stage !== "scores") {  // M beside the scores; once added, it stays there (at full contrast): what was added
     label(root, "+", { class: "mech-sign", x: g.side + 50, y: g.top + (g.n * g.ch) / 2, "text-anchor": "middle",
       "dominant-baseline": "central" });
-    const mask = drawMask(root, d, g), now = { transform: "translate(0px, 0px)", opacity: stage === "added" ? 0.6 : 1 };
+    const mask = drawMask(root, d, g), now = { transform: "translate(0px, 0px)", opacity: 1 };
     const entering = { transform: `translate(${g.W * 0.3}px, 0px)`, opacity: 0 };
     morph(mask, moving ? (prev === "scores" ? entering : { ...now, opacity: 1 }) : null, now,
       { delay: stage === "added" ? PHASE * 1.2 : 0 });

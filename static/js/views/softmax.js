@@ -82,6 +82,9 @@ function stackText(d, g, stage) {
 /** The parts that do not move: title, axis, token labels, the masked keys' hatching. */
 function drawStill(root, d, g, stage) {
   label(root, `${d.title} · ${FORMULA[stage]}`, { class: "mech-title", x: g.left, y: 40 });
+  // The row as one object across frames (continuity.js): the strip of its keys, where each key's bar stands.
+  if (d.identity) svg("rect", { class: "mech-identity", x: g.left, y: g.H - 56, width: d.labels.length * g.slot,
+    height: 50, "data-identity": d.identity }, root);
   d.labels.forEach((t, i) => label(root, t, { class: "mech-token", x: g.left + (i + 0.5) * g.slot, y: g.H - 26,
     "text-anchor": "middle" }));
   return d.labels.map((_, i) => {
@@ -127,6 +130,12 @@ function render(el, widget) {
   // (e^−∞ = 0 high) would cost Chromium's painter far more than it shows.
   const segs = d.labels.map((_, i) => ((d.exps[i] * g.up) / d.total >= 0.5
     ? unitRect(root, { class: `mech-segment${i % 2 ? " alt" : ""}` }) : null));
+  // Once shifted, each score's bar leaves its outline where it stood: the drop is the row max.
+  if (stage === "shift") {
+    const before = stateAt(d, g, "scores");
+    d.labels.forEach((_, i) => masked(d, i) || morph(unitRect(root, { class: "mech-ghost" }),
+      was && { ...before.bars[i], opacity: 0 }, { ...before.bars[i], opacity: 1 }));
+  }
   const bars = d.labels.map(() => unitRect(root, { class: "mech-bar" }));
   const lines = { axis: drawLine(root, g, "mech-zero", "0", g.right, { line: "mech-axis" }),
     maxLine: drawLine(root, g, "mech-max", `max ${number(d.row_max, 2)}`, g.right, { end: true }),

@@ -11,12 +11,26 @@ function box(parent, x, y, w, h, text, cls = "") {
   return g;
 }
 
+/** A block as its two parts, attention first, then its feed-forward part: dense or experts (MoE). */
+function block(parent, x, y, w, h, b, cls, dense) {
+  const g = svg("g", { class: `diagram-box stack-block ${cls}` }, parent);
+  svg("rect", { x, y, width: w, height: h, rx: 10 }, g);
+  label(g, `block ${b}`, { x: x + 20, y: y + h / 2, "dominant-baseline": "central" });
+  const inset = 7, partH = h - 2 * inset, a = { x: x + 180, w: 220 }, f = { x: x + 410, w: w - 410 - inset };
+  for (const [part, text, kind] of [[a, "attention", "scores"], [f, dense ? "dense FFN" : "MoE", "neutral"]]) {
+    const p = svg("g", { class: `stack-part kind-${kind}` }, g);
+    svg("rect", { x: part.x, y: y + inset, width: part.w, height: partH, rx: 7 }, p);
+    label(p, text, { x: part.x + part.w / 2, y: y + h / 2, "text-anchor": "middle", "dominant-baseline": "central" });
+  }
+  return g;
+}
+
 function arrow(parent, x1, y1, x2, y2, cls = "") {
   svg("line", { class: `diagram-arrow ${cls}`, x1, y1, x2, y2, "marker-end": "url(#arrowhead)" }, parent);
 }
 
 function render(el, w) {
-  const { layers, d_model, tokens, zoom } = w.data;
+  const { layers, d_model, tokens, zoom, dense_layers } = w.data;
   const W = w.box.w, H = w.box.h;
   const root = surface(el, W, H);
   root.replaceChildren();
@@ -35,7 +49,9 @@ function render(el, w) {
     if (b === null) {
       label(stack, "⋮", { class: "diagram-big", x: sx + colW / 2, y: y + blockH / 2 + 8, "text-anchor": "middle" });
     } else {
-      box(stack, sx, y, colW, blockH, `block ${b}`, b === 1 && zoom ? "active" : "block");
+      const cls = b === 1 && zoom ? "active" : "block";
+      if (dense_layers === undefined || dense_layers === null) box(stack, sx, y, colW, blockH, `block ${b}`, cls);
+      else block(stack, sx, y, colW, blockH, b, cls, b <= dense_layers);
       blockY[b] = y;
     }
     y -= blockH + gap;

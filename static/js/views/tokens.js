@@ -5,12 +5,13 @@
 // With `map` (a title's picture) the sentence's whole map of weights stands at the right: each cell
 // tinted by its weight on the weights scale, masked cells hatched, the focus row (the arcs) outlined.
 import { TYPE } from "../lib/type.js";
-import { maskHatch } from "./hatch.js";
 import { arrowDefs, label, surface, svg } from "./dom.js";
+import { maskHatch } from "./hatch.js";
 import { registerWidget } from "./widgets.js";
 
 const DROP_CHIP_H = 80; // chips of equal size in every drop mode, so they keep their place between steps
 const GAP = 14;
+const TINT_CAP = 0.7;  // of the role's strongest tint: the chip's word stays readable on it
 
 /** Chip widths for the tokens at `font`, scaled down together if the row is wider than `W`. */
 function chipRow(tokens, font, W) {
@@ -25,8 +26,9 @@ function chipRow(tokens, font, W) {
   });
 }
 
-function chip(parent, text, x, y, w, h, font, focus) {
-  const g = svg("g", { class: `token-chip${focus ? " focus" : ""}` }, parent);
+function chip(parent, text, x, y, w, h, font, focus, tint = null) {
+  const g = svg("g", { class: `token-chip${focus ? " focus" : ""}${tint ? ` ${tint.cls}` : ""}` }, parent);
+  if (tint?.f !== undefined) g.style.setProperty("--f", String(tint.f));
   svg("rect", { x, y, width: w, height: h, rx: 12 }, g);
   label(g, text, { x: x + w / 2, y: y + h / 2, "text-anchor": "middle", "dominant-baseline": "central",
     "font-size": font });
@@ -45,7 +47,7 @@ function arcs(root, links, focus, centres, y) {
     const x1 = centres[focus], x2 = centres[i];
     const peak = (y - 10) * (0.35 + 0.5 * (Math.abs(i - focus) / reach));
     svg("path", { class: "token-link", d: `M ${x1} ${y} Q ${(x1 + x2) / 2} ${y - 2 * peak} ${x2} ${y}`,
-      "stroke-width": 2 + 12 * strength, opacity: 0.35 + 0.6 * strength }, root);
+      "stroke-width": 3 + 11 * strength, opacity: 0.35 + 0.6 * strength }, root);
   });
 }
 
@@ -84,7 +86,13 @@ function render(el, w) {
   const y = dropping ? 2 : H - chipH - 4;
   const centres = chips.map((c) => c.x + c.w / 2);
   if (dropping) arrowDefs(root);
-  tokens.forEach((t, i) => chip(root, t, chips[i].x, y, chips[i].w, chipH, font, i === focus));
+  // With arcs, each chip is tinted by its strength (the weight the focus token gives it); the tokens
+  // after the focus, which it may not read, take the masked look. Each "?" is a query's.
+  const linked = !dropping && links && focus !== null && focus !== undefined;
+  const tintOf = (i) => (!linked ? null : i > focus && links[i] <= 0 ? { cls: "future" }
+    : { cls: "weighted kind-weights", f: TINT_CAP * Math.min(1, links[i]) });
+  if (linked) maskHatch();
+  tokens.forEach((t, i) => chip(root, t, chips[i].x, y, chips[i].w, chipH, font, i === focus, tintOf(i)));
   if (drop === "focus" && focus !== null && focus !== undefined) {
     arrow(root, centres[focus], y + chipH + 6, H - 6);
   } else if (drop === "every") {
@@ -92,10 +100,10 @@ function render(el, w) {
     tokens.forEach((_, i) => {
       arrow(root, centres[i], y + chipH + 6, askY - 6);
       const aw = Math.min(chips[i].w, askH);
-      chip(root, "?", centres[i] - aw / 2, askY, aw, askH, TYPE.title, i === focus);
+      chip(root, "?", centres[i] - aw / 2, askY, aw, askH, TYPE.title, i === focus, { cls: "asks kind-query", f: 0.35 });
     });
   }
-  if (!dropping && links && focus !== null && focus !== undefined) arcs(root, links, focus, centres, y);
+  if (linked) arcs(root, links, focus, centres, y);
 }
 
 registerWidget("tokens", render);

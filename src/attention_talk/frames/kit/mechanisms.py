@@ -33,10 +33,11 @@ def _finite_or_none(values: np.ndarray) -> list[float | None]:
 
 
 def softmax_process(row: Sequence[float] | np.ndarray, labels: Sequence[str], *, stage: SoftmaxStage, title: str,
-                    digits: int = 2) -> SoftmaxData:
+                    digits: int = 2, identity: str | None = None) -> SoftmaxData:
     """Softmax of one row of a map (scaled scores plus the mask, −∞ where blocked), step by step:
     the row max, score − max, exp of it, their sum, and the weights, which are the engine's
-    ``softmax`` of the row (so they equal the map's weights row)."""
+    ``softmax`` of the row (so they equal the map's weights row). ``identity``: what the bars are
+    across frames (continuity), when a tensor before or after shares it."""
     x = np.asarray(row, dtype=np.float64)  # (n_k,)
     if x.ndim != 1 or len(x) != len(labels):
         raise ValueError(f"softmax_process needs one row and one label per entry, got shape {x.shape} "
@@ -49,14 +50,16 @@ def softmax_process(row: Sequence[float] | np.ndarray, labels: Sequence[str], *,
     exps = np.exp(shifted)  # (n_k,)  exp(−∞) = 0
     return SoftmaxData(title=title, labels=list(labels), scores=_finite_or_none(x), row_max=row_max,
                        shifted=_finite_or_none(shifted), exps=[float(e) for e in exps], total=float(exps.sum()),
-                       weights=[float(w) for w in softmax(x)], stage=stage, digits=digits)
+                       weights=[float(w) for w in softmax(x)], stage=stage, digits=digits,
+                       **({} if identity is None else {"identity": identity}))
 
 
 def mask_addition(scores: np.ndarray, mask: np.ndarray, rows: Sequence[str], cols: Sequence[str], *,
                   stage: MaskStage, scores_label: str, mask_label: str, result_label: str,
-                  digits: int = 2) -> MaskData:
+                  digits: int = 2, identity: str | None = None) -> MaskData:
     """Scaled scores, an additive mask the engine made (``causal_mask``, ``padding_mask``,
-    ``additive_mask``: 0 keeps, −∞ blocks) and their sum, which is the engine's ``masked`` map."""
+    ``additive_mask``: 0 keeps, −∞ blocks) and their sum, which is the engine's ``masked`` map.
+    ``identity``: what the scores matrix is across frames (continuity)."""
     s = np.asarray(scores, dtype=np.float64)  # (n_q, n_k)
     if s.ndim != 2 or s.shape != (len(rows), len(cols)) or not np.isfinite(s).all():
         raise ValueError(f"mask_addition needs finite scores of shape ({len(rows)}, {len(cols)}), got {s.shape}")
@@ -67,7 +70,7 @@ def mask_addition(scores: np.ndarray, mask: np.ndarray, rows: Sequence[str], col
     return MaskData(rows=list(rows), cols=list(cols), scores=[[float(v) for v in r] for r in s],
                     mask=[_finite_or_none(r) for r in m], result=[_finite_or_none(r) for r in result],
                     stage=stage, scores_label=scores_label, mask_label=mask_label, result_label=result_label,
-                    digits=digits)
+                    digits=digits, **({} if identity is None else {"identity": identity}))
 
 
 def histogram_edges(values: np.ndarray, bins: int = HIST_BINS) -> tuple[np.ndarray, np.ndarray]:

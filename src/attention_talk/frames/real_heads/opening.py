@@ -1,9 +1,10 @@
 """Slide "From the toy to the real thing" (``real.sizes``): the same equation with trained weights;
 the model's sizes as its GGUF file states them, beside DeepSeek-V3.2's from the cost model.
 
-The boxes fill the band between the title and the caption: the equation's two cards in a column
-beside one real row of A (the bars run the band's height), the sizes' cards across it, the table of
-sizes at the left with its note beside it, under the table's title."""
+The equation's two cards stand in a column right of a real map A (every row's weights of the head the
+previous-token measure picks). The sizes are the ``sizes`` widget: heads as blocks as long as their
+width, the model width as one bar, the layers as slabs; on the next step DeepSeek-V3.2's bars join
+them on one scale, so the small model's bars shrink to their share."""
 
 from __future__ import annotations
 
@@ -11,27 +12,26 @@ from typing import Literal
 
 import numpy as np
 
+from attention_talk.engine.attention import causal_mask
 from attention_talk.engine.costs import costs
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import FrameBody
+from attention_talk.frames.contract import FrameBody, Highlight
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.derivations import derive_copy
+from attention_talk.frames.kit.derivations import derive_weights
 from attention_talk.frames.kit.layout import BOTTOM, CONTENT, LEFT, RIGHT, TOP, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
-from attention_talk.frames.kit.words import card, note
+from attention_talk.frames.kit.words import card
 from attention_talk.frames.real_heads.analysis import analysis
 from attention_talk.frames.real_heads.chapter import CHAPTER
-from attention_talk.frames.real_heads.shared import cards, display_name, focus_index, token_labels
+from attention_talk.frames.real_heads.shared import cards, display_name, focus_index, sourced, token_labels
+from attention_talk.frames.widgets.mechanisms_model import SizesBar, SizesData, SizesRow
 
-LAYOUT = {"cards": box(LEFT, TOP, 620, BOTTOM - TOP), "row": box(740, TOP, RIGHT - 740, BOTTOM - TOP),
-          "file": CONTENT, "table": box(LEFT, TOP, 440, 74 + 6 * 62), "note": box(600, 190, RIGHT - 600, 300)}
-# (row label, GGUF metadata key, the Config field, the cost-model Preset field)
-ROWS = [("layers", "block_count", "layers", "layers"), ("query heads", "attention.head_count", "heads", "heads"),
-        ("key/value heads", "attention.head_count_kv", "kv_heads", "h_kv"),
-        ("head width d_k", "attention.key_length", "head_dim", "d_k"),
-        ("model width d", "embedding_length", "d_model", "d_model")]
-VOCAB = ("vocabulary", "tokenizer.ggml.tokens", "vocab", "vocab")  # the table's last row (a tokenizer size)
+# The map as chapter 3's map slide draws it (columns of 92 units clear the longest token, rows of 37),
+# the two cards in a column to its right.
+GUTTER, MAP_W, MAP_H = 121, 121 + 11 * 92, 74 + 11 * 37
+LAYOUT = {"map": box(LEFT, TOP, MAP_W, MAP_H), "file": CONTENT,
+          "cards": box(LEFT + MAP_W + 30, TOP, RIGHT - LEFT - MAP_W - 30, BOTTOM - TOP)}
 
 
 class SizesParams(Params):
@@ -41,56 +41,60 @@ class SizesParams(Params):
 def _equation(ctx: BuildContext) -> FrameBody:
     """The toy's equation and the real model's (its sizes are the deck's figures from the file)."""
     items = [card("toy", kind="input"), card("real", kind="weights")]
-    return FrameBody(widgets=[cards("toyreal", LAYOUT["cards"], items, columns=1, active=1), _real_row(ctx)])
+    return FrameBody(widgets=[cards("toyreal", LAYOUT["cards"], items, columns=1, active=1)], tensors=[_real_map(ctx)])
 
 
-def _real_row(ctx: BuildContext):
-    """One row of a real A: the focus token's weights in the head the previous-token measure picks."""
+def _real_map(ctx: BuildContext):
+    """A real A: every row's weights in the head the previous-token measure picks (the focus row outlined)."""
     an = analysis(ctx)
     job = an.jobs["previous"]
-    m = focus_index(ctx, an.sentence.tokens)
-    row = an.sentence.head(job.layer, job.head).weights[m]  # (n,)
+    maps = an.sentence.head(job.layer, job.head)
     toks = token_labels(an.sentence.tokens)
-    return widget("weight-bars", "realrow", LAYOUT["row"], {
-        "title": f"a row of A from trained weights: “{toks[m]}”, layer {job.layer}, head {job.head}",
-        "labels": toks, "values": [float(v) for v in row], "scale_max": 1.0, "digits": 2,
-        "highlight": int(np.argmax(row)), "sum": float(row.sum())}, kind="weights")
+    n = len(toks)
+    logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)
+    t = tensor("realmap", f"A from trained weights, layer {job.layer}, head {job.head}", "weights", maps.weights,
+               LAYOUT["map"], rows=toks, cols=toks, max_rows=n, max_cols=n, digits=2, heat=True, gutter=GUTTER)
+    t.highlight = Highlight(rows=[focus_index(ctx, an.sentence.tokens)])
+    return sourced(derive_weights(t, logits, row_names=toks, col_names=toks), an.model_name, an.sentence.text,
+                   job.layer, job.head)
 
 
-def _file(ctx: BuildContext) -> FrameBody:
+def size_rows(ctx: BuildContext, compare: bool) -> list[SizesRow]:
+    """The file's sizes as bars of blocks (heads as long as their width, layers as slabs); with
+    ``compare``, DeepSeek-V3.2's from the cost model beside them."""
+    c, p = ctx.model.config, costs("deepseek-v3.2").preset
+    a = c.architecture
+    ds = f"cost model preset deepseek-v3.2 ({p.source})"
+    spec = [("query heads × head width d_k", "query", (c.heads, c.head_dim), (p.heads, p.d_k),
+             f"{a}.attention.head_count × {a}.attention.key_length"),
+            ("key/value heads × d_k", "key", (c.kv_heads, c.head_dim), (p.h_kv, p.d_k),
+             f"{a}.attention.head_count_kv × {a}.attention.key_length"),
+            ("model width d", "output", (1, c.d_model), (1, p.d_model), f"{a}.embedding_length"),
+            ("layers", "neutral", (c.layers, 1), (p.layers, 1), f"{a}.block_count")]
+    text = lambda n, w: f"{n:,} × {w:,}" if w != 1 and n != 1 else f"{max(n, w):,}"  # noqa: E731
+    rows = []
+    for title, kind, mine, theirs, key in spec:
+        bars = [SizesBar(count=mine[0], size=mine[1], text=text(*mine), source=f"GGUF metadata {key}")]
+        if compare:
+            bars.append(SizesBar(count=theirs[0], size=theirs[1], text=text(*theirs), source=ds))
+        rows.append(SizesRow(title=title, kind=kind, bars=bars, unit="layers" if title == "layers" else "numbers"))
+    return rows
+
+
+def _sizes(ctx: BuildContext, stage: str) -> FrameBody:
     c = ctx.model.config
-    # one card per size, titled by the deck; its tag is the GGUF key it was read from (notation)
-    items = [card(field, tag=f"{c.architecture}.{key}", body=False, value=getattr(c, field))
-             for _, key, field, _ in ROWS]
-    items.append(card("vocab", tag="tokenizer.ggml.tokens", body=False, value=c.vocab))
-    items.append(card("rope_base", tag=f"{c.architecture}.rope.freq_base", body=False, value=int(c.rope_base)))
-    return FrameBody(widgets=[cards("file", LAYOUT["file"], items, columns=3, kind="input")])
+    models = [display_name(c)] + (["DeepSeek-V3.2"] if stage == "compare" else [])
+    title = (f"{display_name(c)}, as its file states it" if stage == "file"
+             else f"{display_name(c)} beside DeepSeek-V3.2, on one scale")
+    data = SizesData(title=title, models=models, rows=size_rows(ctx, stage == "compare"), stage=stage)
+    return FrameBody(widgets=[widget("sizes", "sizes", LAYOUT["file"], data, kind="neutral")])
 
 
-def _compare(ctx: BuildContext) -> FrameBody:
-    c = ctx.model.config
-    p = costs("deepseek-v3.2").preset
-    table = [*ROWS, VOCAB]
-    values = np.array([[getattr(c, field), getattr(p, attr)] for _, _, field, attr in table], dtype=np.float64)
-    labels = [r[0] for r in table]
-    cols = [display_name(c).split("-")[0], "DS-V3.2"]  # two labels that fit side by side over their cells
-    t = tensor("sizes", f"sizes: {cols[0]}'s file, DeepSeek-V3.2's cost model", "neutral", values, LAYOUT["table"],
-               rows=labels, cols=cols, digits=0)
-    key = lambda r: f"{c.architecture}.{table[r][1]}" if table[r] is not VOCAB else VOCAB[1]  # noqa: E731
-    t = derive_copy(t, lambda r, col: (
-        f"GGUF metadata {key(r)} of {display_name(c)}" if col == 0 else
-        f"cost model preset deepseek-v3.2 ({p.source})", float(values[r, col])),
-        formula="read, not computed", title=lambda r, col: f"{labels[r]}, {cols[col]}")
-    ratio = note("ratio", LAYOUT["note"], "neutral", layers_times=f"{p.layers / c.layers:.1f}",
-                 heads_times=f"{p.heads / c.heads:.0f}", width_times=p.d_k // c.head_dim)
-    return FrameBody(tensors=[t], notes=[ratio])
+STAGES = {"equation": _equation, "file": lambda ctx: _sizes(ctx, "file"),
+          "compare": lambda ctx: _sizes(ctx, "compare")}
 
 
-STAGES = {"equation": _equation, "file": _file, "compare": _compare}
-
-
-@CHAPTER.builder("real.sizes", SizesParams, notes=("ratio",),
-                 cards=("toy", "real", *(field for _, _, field, _ in ROWS), "vocab", "rope_base"))
+@CHAPTER.builder("real.sizes", SizesParams, cards=("toy", "real"))
 def sizes(ctx: BuildContext, p: SizesParams) -> FrameBody:
-    """The same equation with trained weights; the model's sizes from its file beside DeepSeek-V3.2's."""
+    """The same equation with trained weights; the model's sizes from its file as blocks, beside DeepSeek-V3.2's."""
     return STAGES[p.stage](ctx)

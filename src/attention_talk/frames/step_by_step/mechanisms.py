@@ -6,6 +6,8 @@ is one stage of its widget; the view moves from the stage before. The numbers ar
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 from pydantic import Field
 
@@ -19,27 +21,54 @@ from attention_talk.frames.kit.mechanisms import mask_addition, scaling_spread, 
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import note
 from attention_talk.frames.step_by_step.chapter import CHAPTER
+from attention_talk.frames.step_by_step.counter import CounterStage, counter
 from attention_talk.frames.step_by_step.shared import causal_attention
 from attention_talk.frames.widgets.mechanisms import MaskStage, ScalingStage, SoftmaxStage
 
 # The widget fills the band between the title and the caption; its note sits under it.
-LAYOUT = {"widget": box(60, 125, 1480, 520), "note": box(160, 655, 1280, 100)}
+# (The note is softmax.py's NOTE: chapter 1's softmax slide keeps one note box on every step.)
+LAYOUT = {"widget": box(60, 125, 1480, 520), "note": box(200, 645, 1200, 110)}
+
+
+
+
+def _counter_field():
+    return Field(default=None, description="The chapter's FLOP counter at this stage of the talk; none when "
+                 "left out (a demo deck).")
+
+
+def _identity_field():
+    return Field(default=None, description="The continuity identity of what the widget draws (the row, the "
+                 "scores), shared with a tensor of the step before or after so it travels; none when left out.")
+
 
 
 class SoftmaxProcessParams(Params):
     stage: SoftmaxStage
     row: str | None = Field(default=None, description="The query token whose row is shown; the deck's focus "
                             "when left out.")
+    counter: CounterStage | None = _counter_field()
+    identity: str | None = _identity_field()
 
 
 class MaskAddedParams(Params):
     stage: MaskStage
     padding: int = Field(default=0, ge=0, description="Keys at the end of the sentence also blocked as padding "
                          "(engine.padding_mask), as in a batch of shorter sentences; 0: the causal mask alone.")
+    scores: Literal["scaled", "raw"] = Field(default="scaled", description="Which scores M is added to: "
+                                             "Q·Kᵀ / √d_k (the engine's masked map) or Q·Kᵀ before the scaling "
+                                             "(−∞ stays −∞ either way).")
+    counter: CounterStage | None = _counter_field()
+    identity: str | None = _identity_field()
 
 
 class ScalingParams(Params):
     stage: ScalingStage
+    counter: CounterStage | None = _counter_field()
+
+
+def _counters(ctx: BuildContext, stage: CounterStage | None) -> list:
+    return [] if stage is None else [counter(ctx, stage)]
 
 
 def _row_index(ctx: BuildContext, row: str | None) -> int:
@@ -55,10 +84,11 @@ def softmax_process_step(ctx: BuildContext, p: SoftmaxProcessParams) -> FrameBod
     """Softmax of one row as a process: its scaled scores, minus the row max, e^x, their sum, divided."""
     att, toks = causal_attention(ctx), ctx.tokens
     i = _row_index(ctx, p.row)
-    data = softmax_process(att.masked[i], toks, stage=p.stage, title=f"the row of “{toks[i]}”")
+    data = softmax_process(att.masked[i], toks, stage=p.stage, title=f"the row of “{toks[i]}”", identity=p.identity)
     best = int(np.argmax(att.masked[i]))
     return FrameBody(
         widgets=[widget("softmax", "softmax-process", LAYOUT["widget"], data, kind="weights")],
+        counters=_counters(ctx, p.counter),
         notes=[note("about", LAYOUT["note"], "weights", word=toks[i], best=toks[best], row_max=number(data.row_max, 2),
                     total=number(data.total, 2), weight=number(data.weights[best], 2),
                     blocked=sum(s is None for s in data.scores))])
@@ -66,18 +96,20 @@ def softmax_process_step(ctx: BuildContext, p: SoftmaxProcessParams) -> FrameBod
 
 @CHAPTER.builder("story.mask-added", MaskAddedParams, notes=("about",))
 def mask_added_step(ctx: BuildContext, p: MaskAddedParams) -> FrameBody:
-    """The mask M (0 or −∞) slides onto the scaled scores and is added: the blocked cells become −∞."""
+    """The mask M (0 or −∞) slides onto the scores (scaled, or raw Q·Kᵀ) and is added: the blocked cells
+    become −∞."""
     att, toks = causal_attention(ctx), ctx.tokens
     n = len(toks)
     if p.padding >= n:
         raise ValueError(f"padding must leave at least one key: the sentence has {n} tokens, got {p.padding}")
     mask = att.mask + padding_mask(n - p.padding, total=n) if p.padding else att.mask  # (n, n)
     what = f"causal + {count(p.padding)} padding" if p.padding else "causal"
-    root = f"√{count(att.q.shape[1])}"
-    data = mask_addition(att.scaled, mask, toks, toks, stage=p.stage, scores_label=f"S / {root}",
-                         mask_label=f"M: {what}", result_label=f"S / {root} + M", digits=1)
+    scores, name = (att.scaled, f"S / √{count(att.q.shape[1])}") if p.scores == "scaled" else (att.scores, "Q·Kᵀ")
+    data = mask_addition(scores, mask, toks, toks, stage=p.stage, scores_label=name, mask_label=f"M: {what}",
+                         result_label=f"{name} + M", digits=1, identity=p.identity)
     return FrameBody(
         widgets=[widget("mask", "mask-added", LAYOUT["widget"], data, kind="mask")],
+        counters=_counters(ctx, p.counter),
         notes=[note("about", LAYOUT["note"], "mask", word=toks[ctx.focus],
                     blocked=int(np.isneginf(mask).sum()), cells=n * n)])
 
@@ -93,6 +125,7 @@ def scaling_step(ctx: BuildContext, p: ScalingParams) -> FrameBody:
     top = int(np.argmax(data.scaled_weights))
     return FrameBody(
         widgets=[widget("scaling", "scaling", LAYOUT["widget"], data, kind="scores")],
+        counters=_counters(ctx, p.counter),
         notes=[note("about", LAYOUT["note"], "scores", divisor=number(data.divisor, 1), best=toks[top],
                     raw_top=number(data.raw_weights[top], 2), scaled_top=number(data.scaled_weights[top], 2))])
 

@@ -1,5 +1,7 @@
-"""Slide "Softmax": scale the masked map by 1/√d_k, softmax the focus row, then every row (A: rows sum
-to 1, masked cells exactly 0), then Z = A·V, the blend of values, and what the focus token ends up reading.
+"""Slide "Softmax": scale the masked map by 1/√d_k, then every row (A: rows sum to 1, masked cells
+exactly 0), then Z = A·V, the blend of values, and what the focus token ends up reading. Between the
+scaling and every row, the deck plays softmax of the focus row as a process (``story.softmax-process``,
+mechanisms.py): the row leaves the scaled map as ``ROW_IDENTITY`` and comes back as the row of A.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import numpy as np
 
 from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
-from attention_talk.frames.contract import Box, FrameBody, Highlight, Tensor
+from attention_talk.frames.contract import Box, FrameBody, Highlight, Tensor, TensorPart
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import (
     derive_output,
@@ -49,13 +51,22 @@ def _blend_layout(top: float, h: float) -> Equation:
 # The slide's note keeps one box, under the matrices, on every step.
 NOTE = box(200, 645, 1200, 110)
 SCALE = {"map": box(60, 150, 650, 480), "scaled": box(900, 150, 640, 480), "div": (795, 400)}
-ROW = {"scaled": box(60, 150, 640, 480), "weights": box(760, 150, 640, 480), "arrow": (730, 400)}  # the focus row
 ROWS = {"weights": box(60, 150, 740, 480), "sums": box(830, 150, 150, 480)}
 BLEND = _blend_layout(150, 460)  # A × V = Z, the note below
 
 
 class SoftmaxParams(Params):
-    stage: Literal["scale", "row", "weights", "zeros", "blend", "dog"]
+    stage: Literal["scale", "weights", "zeros", "blend", "dog"]
+
+
+# The focus row as one object: a row of the scaled map, the softmax process's bars (the deck gives
+# story.softmax-process this identity), then a row of A. The first leg flies (12/1 → 12/2); the last
+# does not yet: within a slide the player removes a leaving widget at once, so it has no source.
+ROW_IDENTITY = "softmax-row"
+
+
+def _as_row(t: Tensor, ctx: BuildContext) -> Tensor:
+    return t.model_copy(update={"parts": [TensorPart(identity=ROW_IDENTITY, rows=[ctx.focus])]})
 
 
 def _scaled(ctx: BuildContext, area: Box) -> Tensor:
@@ -85,7 +96,7 @@ def _scale(ctx: BuildContext) -> FrameBody:
                                s.q, s.k, row_names=toks, col_names=toks, mask=att.mask)
     best = int(np.argmax(att.scores[focus, : focus + 1]))
     return FrameBody(
-        tensors=[reveal_row(masked_map, focus), _scaled(ctx, SCALE["scaled"])],
+        tensors=[reveal_row(masked_map, focus), _as_row(_scaled(ctx, SCALE["scaled"]), ctx)],
         symbols=[mark("div", f"÷ {root}", SCALE["div"], size=34)],
         notes=[note("about", NOTE, "scores", width=s.q.shape[1], root=root,
                     score=number(float(att.scores[focus, best]), 1), scaled=number(float(att.masked[focus, best]), 2))],
@@ -103,18 +114,9 @@ def _row_sums(ctx: BuildContext) -> Tensor:
                       text=lambda r, c: f"the {count(n)} weights of row “{toks[r]}”")
 
 
-def _row(ctx: BuildContext) -> FrameBody:
-    """Softmax of the focus row: its scaled scores become its weights."""
-    tok = ctx.tokens[ctx.focus]
-    weights = reveal_row(_weights_tensor(ctx, ROW["weights"], Highlight(), f"A: the weights of “{tok}”"), ctx.focus)
-    return FrameBody(tensors=[_scaled(ctx, ROW["scaled"]), weights],
-                     symbols=[mark("arrow", "→", ROW["arrow"])], counters=[counter(ctx, "v_all")],
-                     notes=[note("about", NOTE, "weights", word=tok)])
-
-
 def _all_rows(ctx: BuildContext, highlight: Highlight, **figures: object) -> FrameBody:
     """A for every row, with the computed row sums beside it."""
-    return FrameBody(tensors=[_weights_tensor(ctx, ROWS["weights"], highlight), _row_sums(ctx)],
+    return FrameBody(tensors=[_as_row(_weights_tensor(ctx, ROWS["weights"], highlight), ctx), _row_sums(ctx)],
                      counters=[counter(ctx, "v_all")],
                      notes=[note("about", NOTE, "weights", **figures)])
 
@@ -166,7 +168,7 @@ def _dog(ctx: BuildContext) -> FrameBody:
     return body
 
 
-STAGES = stages(SoftmaxParams, {"scale": _scale, "row": _row, "weights": _weights, "zeros": _zeros,
+STAGES = stages(SoftmaxParams, {"scale": _scale, "weights": _weights, "zeros": _zeros,
                                 "blend": _blend, "dog": _dog})
 
 

@@ -25,4 +25,6 @@ def model_stack(ctx: BuildContext, p: StackParams) -> FrameBody:
     pr = preset(ctx).preset
     data = {"tokens": ctx.tokens, "layers": pr.layers, "d_model": pr.d_model, "heads": pr.heads,
             "vocab": pr.vocab, "zoom": p.stage == "block"}
+    if pr.dense_layers is not None:
+        data["dense_layers"] = pr.dense_layers
     return FrameBody(widgets=[widget("stack", "stack", LAYOUT["stack"], data)])

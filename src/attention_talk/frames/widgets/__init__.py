@@ -18,7 +18,7 @@ from typing import Annotated, Union, get_args
 
 from pydantic import Field
 
-from attention_talk.frames.widgets import charts, diagrams, mechanisms, mechanisms_heads
+from attention_talk.frames.widgets import charts, diagrams, mechanisms, mechanisms_heads, mechanisms_model
 from attention_talk.frames.widgets.base import Widget, WidgetData
 
 __all__ = ["WIDGET_KINDS", "WIDGET_TYPES", "AnyWidget", "Widget", "WidgetData"]
@@ -29,7 +29,7 @@ def _kinds() -> list[type[Widget]]:
     literal. Adding a kind to ``charts``, ``diagrams`` or ``mechanisms`` is all the Python a new kind
     needs."""
     found = []
-    for module in (charts, diagrams, mechanisms, mechanisms_heads):
+    for module in (charts, diagrams, mechanisms, mechanisms_heads, mechanisms_model):
         for obj in vars(module).values():
             if (isinstance(obj, type) and issubclass(obj, Widget) and obj is not Widget
                     and obj.__module__ == module.__name__ and get_args(obj.model_fields["type"].annotation)):

@@ -17,6 +17,9 @@ class StackData(WidgetData):
     heads: int = Field(description="Attention heads per layer (not drawn by the view today).")
     vocab: int = Field(description="Vocabulary size (not drawn by the view today).")
     zoom: bool = Field(description="Open the first block to show attention and the feed-forward part.")
+    dense_layers: int | None = Field(default=None, description="The first blocks whose feed-forward part is "
+                                     "dense (the rest: a mixture of experts); given, each block drawn shows "
+                                     "its two parts, attention first.")
 
 
 class StackWidget(Widget):
@@ -125,9 +128,12 @@ class PipelineWidget(Widget):
     data: PipelineData
 
 
+FlashStage = Literal["tile", "skip", "done"]
+
+
 class FlashTile(WidgetData):
-    i: int = Field(description="Query block index (not read by the view today).")
-    j: int = Field(description="Key block index (not read by the view today).")
+    i: int = Field(description="Query block index.")
+    j: int = Field(description="Key block index.")
     rows: tuple[int, int] = Field(description="[start, stop) of the tile's query rows.")
     cols: tuple[int, int] = Field(description="[start, stop) of the tile's key rows.")
     s: list[list[float | None]] = Field(description="The tile's scores S = Q_i K_jᵀ · scale; null where "
@@ -137,6 +143,21 @@ class FlashTile(WidgetData):
     m: list[float] = Field(description="Running row maxima after this tile.")
     l: list[float] = Field(description="Running row sums after this tile.")  # noqa: E741 - the paper's ℓ
     o: list[list[float | None]] = Field(description="Running output rows Z after this tile.")
+    m_before: list[float | None] = Field(default=[], description="Running row maxima before this tile; null "
+                                         "(−∞) where the row has seen no key yet.")
+    l_before: list[float] = Field(default=[], description="Running row sums before this tile (0: none yet).")
+    o_before: list[list[float]] = Field(default=[], description="Running output rows before this tile.")
+    alpha: list[float] = Field(default=[], description="e^(m_before − m): the factor the old sum and output "
+                               "shrink by when the tile brings a larger score (1: no new max; 0: first tile).")
+    kept: list[float] = Field(default=[], description="alpha × l_before: the old sum after the rescale.")
+    added: list[float] = Field(default=[], description="e^(m̃ − m) × l_tilde: the tile's own sum at the new "
+                               "max; kept + added = l.")
+    why_s: list[list[str]] = Field(default=[], description="Each score's derivation (q·k / √d_k written out).")
+    why_m: list[str] = Field(default=[], description="Each row's m after this tile, derived.")
+    why_l: list[str] = Field(default=[], description="Each row's ℓ after this tile, derived.")
+    why_o: list[list[str]] = Field(default=[], description="Each coordinate of each row's Z after this tile, "
+                                   "derived.")
+    story: str = Field(default="", description="What this tile does, one line under the drawing.")
 
 
 class FlashSkip(WidgetData):
@@ -147,21 +168,29 @@ class FlashSkip(WidgetData):
 class FlashData(WidgetData):
     tokens: list[str] = Field(description="The sentence's tokens (rows and columns of the map).")
     n: int = Field(description="Number of tokens.")
-    block: int = Field(description="Block size in rows (not read by the view today).")
+    block: int = Field(description="Block size in rows.")
     tiles: list[FlashTile] = Field(description="Every tile, in the order computed.")
     current: int = Field(description="Index of the current tile.")
-    final: bool = Field(description="Show the final comparison with exact attention instead of a tile.")
+    stage: FlashStage = Field(default="tile", description="What the view shows: the current tile swept and "
+                              "its rows' m, ℓ and Z updated; the tile the causal mask skips; or every tile "
+                              "done, Z beside the pipeline's Z.")
+    final: bool = Field(description="Stage 'done': show the final comparison with exact attention.")
     exact: list[list[float | None]] = Field(description="Exact attention output Z, one row per token.")
-    max_diff: float = Field(description="Largest |tiled − exact| (not read by the view today).")
-    row_diff: list[str] = Field(default=[], description="Each row's largest |tiled − exact|, formatted "
-                                "(the final table's last column).")
+    exact_why: list[list[str]] = Field(default=[], description="Each number of the exact Z, derived.")
+    max_diff: float = Field(description="Largest |tiled − exact|.")
+    row_diff: list[str] = Field(default=[], description="Each row's largest |tiled − exact|, formatted.")
     skipped: list[FlashSkip] = Field(default=[], description="Tiles the causal mask blocks entirely: "
                                      "never computed.")
-    show_skip: bool = Field(default=False, description="This step is about the skipped tile(s).")
+    show_skip: bool = Field(default=False, description="Stage 'skip': this step is about the skipped tile(s).")
+    skip_story: str = Field(default="", description="The line under the drawing at stage 'skip'.")
+    done_story: str = Field(default="", description="The line under the drawing at stage 'done'.")
 
 
 class FlashWidget(Widget):
-    """FlashAttention tile by tile, ending equal to exact attention (views/flash.js)."""
+    """FlashAttention's sweep: tiles move over the score map block by block (a tile above the
+    diagonal is never computed), each row's running max m and sum ℓ drawn as bars that rescale by
+    e^(m_before − m) when a larger score arrives before the tile's sum is added, the output row
+    updated per tile, and at the end Z beside the pipeline's Z (views/flash.js)."""
 
     type: Literal["flash"]
     data: FlashData

@@ -29,6 +29,9 @@ class SoftmaxData(WidgetData):
     stage: SoftmaxStage = Field(description="What the view shows: the scores around zero, the row max "
                                 "subtracted, e^x, their sum as one stacked bar, or each divided by it.")
     digits: int = Field(default=2, ge=0, le=4, description="Decimals of the printed values.")
+    identity: str | None = Field(default=None, description="The continuity identity of the bars "
+                                 "(data-identity): a tensor or part of the frame before or after with it travels "
+                                 "there.")
 
 
 class SoftmaxWidget(Widget):
@@ -51,6 +54,9 @@ class MaskData(WidgetData):
     mask_label: str = Field(description="Label of the mask, e.g. 'M: causal'.")
     result_label: str = Field(description="Label of the sum, e.g. 'S / √128 + M'.")
     digits: int = Field(default=2, ge=0, le=4, description="Decimals of the printed scores.")
+    identity: str | None = Field(default=None, description="The continuity identity of the scores matrix "
+                                 "(data-identity): a tensor or part of the frame before or after with it travels "
+                                 "there.")
 
 
 class MaskWidget(Widget):
