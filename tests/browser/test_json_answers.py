@@ -58,7 +58,7 @@ def test_a_room_answered_with_html_says_what_came_back(page, server_url) -> None
 def test_the_lab_answered_with_html_says_what_came_back(page, server_url) -> None:
     watch = PageWatch(page, server_url.removeprefix("http://"))
     page.route("**/api/attention", html_answer(502))
-    page.goto(f"{server_url}/lab?text=the+river+bank")
+    page.goto(f"{server_url}/lab?text=the+river+bank&source=illustrative")
     status = page.locator("#lab-status.error")
     status.wait_for()
     assert status.inner_text() == "No answer: the server answered HTTP 502 Bad Gateway with text/html, not JSON"

@@ -15,9 +15,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from attention_talk.engine.attention import softmax
 from attention_talk.lab.cells import FieldError, causal_mask, check_index, derive_cell
 from attention_talk.model import Model
-from attention_talk.model.runner import Run, pick
+from attention_talk.model.runner import Run, pick, top_indices
 
 LAB_WANT = ("weights", "q", "k", "scores")
 
@@ -30,6 +31,24 @@ def _json(a: np.ndarray, digits: int) -> np.ndarray:
 def next_tokens(run: Run) -> list[dict]:
     """The run's most likely next tokens, most likely first."""
     return [{"token": t.token, "id": t.id, "p": t.p} for t in run.next_tokens]
+
+
+def output_softmax(logits: np.ndarray, temperature: float, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """The model's output softmax at ``temperature``, softmax(logits / T) over the whole vocabulary
+    (the engine's softmax): the ``top`` most likely ids, most likely first (ties by id), and their
+    probabilities. T < 1 sharpens the distribution, T > 1 flattens it; the order never changes."""
+    p = softmax(logits, temperature=temperature)  # (V,)
+    best = top_indices(p, top)
+    return best, p[best]
+
+
+def next_tokens_at(model: Model, run: Run, temperature: float, top: int = 10) -> list[dict]:
+    """The run's next tokens at the output softmax ``temperature`` (1: the model's own, as cached)."""
+    if temperature == 1.0:
+        return next_tokens(run)
+    ids, p = output_softmax(run.logits, temperature, top)
+    return [{"token": model.tokenizer.display(int(i)), "id": int(i), "p": float(q)}
+            for i, q in zip(ids, p, strict=True)]
 
 
 def model_maps(model: Model, text: str, *, layers: list[int] | None, heads: list[int] | None, digits: int,
@@ -67,10 +86,10 @@ def pooled_grid(run: Run, layers: int, heads: int, cells: int) -> dict:
 
 
 def model_lab(model: Model, text: str, *, layer: int, head: int, digits: int, grid: int,
-              cancel: Callable[[], bool] | None = None) -> dict:
+              next_temperature: float = 1.0, cancel: Callable[[], bool] | None = None) -> dict:
     """What the lab draws for the real model (the body of POST /api/model/lab): head ``head`` of layer
-    ``layer`` in full, and every head pooled into ``grid`` cells a side (0: none); FieldError for a
-    layer or head the model lacks."""
+    ``layer`` in full, every head pooled into ``grid`` cells a side (0: none), and the next tokens at
+    the output softmax's ``next_temperature``; FieldError for a layer or head the model lacks."""
     c = model.config
     check_index("layer", layer, c.layers, "layers")
     check_index("head", head, c.heads, "query heads")
@@ -83,7 +102,7 @@ def model_lab(model: Model, text: str, *, layer: int, head: int, digits: int, gr
         "tokens": run.tokens, "ids": run.ids, "layers": c.layers, "heads": c.heads, "kv_heads": c.kv_heads,
         "head_dim": c.head_dim, "layer": layer, "head": head, "kv_head": maps.kv_head, "scale": scale,
         "scores": _json(maps.scores, digits), "masked": _json(masked, digits), "weights": _json(maps.weights, digits),
-        "next_tokens": next_tokens(run),
+        "next_tokens": next_tokens_at(model, run, next_temperature), "next_temperature": next_temperature,
         "grid": pooled_grid(run, c.layers, c.heads, grid) if grid else None,
     }
 

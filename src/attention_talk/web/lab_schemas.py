@@ -34,6 +34,9 @@ class ModelLabRequest(StrictBody):
         "Cells per side of each small map of the overview (every layer × every head): a map of n tokens "
         "is cut into min(grid, n) blocks of rows and of columns, each cell the largest weight of its "
         "block. 0 leaves the overview out."))
+    next_temperature: float = Field(default=1.0, gt=0, le=10, allow_inf_nan=False, description=(
+        "The output softmax's temperature for next_tokens: softmax(logits / T) over the vocabulary (1: the "
+        "model's own). Not the attention's temperature."))
 
 
 class ModelCellRequest(StrictBody):
@@ -86,6 +89,7 @@ class ModelLab(BaseModel):
     masked: Matrix = Field(description="scores × scale with the causal mask: null (−∞) above the diagonal.")
     weights: Matrix = Field(description="softmax of each masked row: rows sum to 1.")
     next_tokens: list[NextTokenOut]
+    next_temperature: float = Field(description="The output softmax's temperature next_tokens were computed at.")
     grid: Grid | None = Field(description="Every head as a small map; null when grid is 0.")
 
 

@@ -1,4 +1,5 @@
-// The form on the left: it shows a state (write) and says what the student changed (read). The head
+// The controls (a bar above the picture; a sheet on a phone): they show a state (write) and say what
+// the student changed (read; a change of the student's own leaves a guided tour where it is). The head
 // pickers are radio groups: the illustrative chain's heads, and the model's query heads drawn in
 // their key/value groups (heads 0–2 share key/value head 0, and so on).
 import { number } from "../lib/format.js";
@@ -21,6 +22,12 @@ function radio(name, value, text, checked, aria = null) {
   if (aria) input.setAttribute("aria-label", aria);
   label.append(input, document.createTextNode(text));
   return label;
+}
+
+/** The form's radios named `name`, those outside it with form="lab-form" too (one alone is no list). */
+function radios(form, name) {
+  const found = form.elements.namedItem(name);
+  return !found ? [] : found instanceof RadioNodeList ? [...found] : [found];
 }
 
 export class Controls {
@@ -54,6 +61,10 @@ export class Controls {
   setModelAvailable(available, hint) {
     const input = this.el("source-model");
     input.disabled = !available;
+    for (const b of document.querySelectorAll(".tour-chip[data-tour]")) {
+      b.disabled = !available;
+      b.title = available ? "" : "The tours need the real model";
+    }
     const p = this.el("model-hint");
     p.hidden = available;
     p.textContent = hint;
@@ -62,14 +73,17 @@ export class Controls {
   write(state) {
     const f = this.form;
     if (this.el("lab-text").value !== state.text) this.el("lab-text").value = state.text;
-    for (const r of f.elements.source) r.checked = r.value === state.source;
-    for (const r of f.elements.map) r.checked = r.value === state.map;
+    for (const r of radios(f, "source")) r.checked = r.value === state.source;
+    for (const r of radios(f, "map")) r.checked = r.value === state.map;
     this.el("lab-d-model").value = String(state.d_model);
     this.el("lab-heads").value = String(state.heads);
     this.el("lab-causal").checked = state.causal;
     this.el("lab-temperature").value = String(state.temperature);
     this.el("lab-temperature-out").textContent = number(state.temperature, 2);
     if (document.activeElement !== this.el("lab-seed")) this.el("lab-seed").value = String(state.seed);
+    const next = document.getElementById("lab-next-temperature"); // in the next-token view, outside the form
+    next.value = String(state.next_temperature);
+    document.getElementById("lab-next-temperature-out").textContent = number(state.next_temperature, 2);
     this.el("lab-layer").value = String(state.layer);
     this.el("lab-layer-out").textContent = String(state.layer);
     const picker = this.el("lab-head-picker");
@@ -87,7 +101,7 @@ export class Controls {
   /** The state the form shows now, from `base` (fields the form lacks stay as they are). */
   read(base) {
     const f = this.form;
-    const checked = (name) => [...f.querySelectorAll(`input[name="${name}"]`)].find((r) => r.checked)?.value;
+    const checked = (name) => radios(f, name).find((r) => r.checked)?.value;
     const source = checked("source") ?? base.source;
     const headName = source === "model" ? "model-head" : "ill-head";
     const seed = Number(this.el("lab-seed").value);
@@ -98,6 +112,8 @@ export class Controls {
       seed: Number.isInteger(seed) && seed >= 0 && seed <= 2 ** 32 - 1 ? seed : base.seed,
       layer: Number(this.el("lab-layer").value),
       head: Number(checked(headName) ?? base.head),
+      next_temperature: Number(document.getElementById("lab-next-temperature").value),
+      tour: null, step: 1,
     };
   }
 }

@@ -5,10 +5,15 @@
 import { number } from "../lib/format.js";
 import { svg } from "../views/dom.js";
 import { rovingLine, setRoving } from "../views/roving.js";
+import { fitted, textWidth } from "./map.js";
 import { quoted, shown } from "./table.js";
 
-const ROW = 28, MIN_GAP = 120, MAX_GAP = 420, FAINT = 0.02, PER_READER = 12; // the strongest reads drawn
-const HINT = "Hover or focus a token on the left to see what it reads.";
+// Each column is as wide as its longest token measured in the font it is drawn in (20 px), so no
+// token is ever cut by the box; the lines get what is left, at least MIN_GAP. When the box is too
+// narrow for that, the columns shrink and a longer token ends in "…" (its full text in its name and
+// in the readout).
+const ROW = 30, SIZE = 20, MIN_GAP = 48, MAX_GAP = 420, FAINT = 0.02, PER_READER = 12; // the strongest reads drawn
+const HINT = "Point at a token on the left to see what it reads.";
 
 /** [weight, key] of a row's strongest reads (at most PER_READER, none under FAINT), strongest first. */
 function strongest(row) {
@@ -37,14 +42,16 @@ export class LinesView {
   render(data, width) {
     this.data = data;
     const n = data.tokens.length;
-    const longest = Math.max(...data.tokens.map((t) => t.length), 1);
-    const colW = Math.ceil(Math.min(170, 20 + longest * 9.8) / 24) * 24;
+    this.mono ??= getComputedStyle(this.stage).fontFamily || "monospace"; // lab.css: the stage is in --mono
+    const longest = Math.max(...data.tokens.map((t) => textWidth(shown(t), SIZE, this.mono)), 10);
+    const colW = Math.min(Math.ceil((longest + 24) / 8) * 8, Math.max(80, Math.floor((width - MIN_GAP - 4) / 2)));
     const gap = Math.max(MIN_GAP, Math.min(MAX_GAP, width - 2 * colW - 4));
     const g = { n, colW, gap, full: 2 * colW + gap, height: n * ROW + 12 };
     const shape = JSON.stringify(g);
     if (shape !== this.shape) this.build(g);
     this.shape = shape;
-    data.tokens.map(shown).forEach((t, i) => {
+    const room = colW - 20;
+    data.tokens.map((t) => fitted(shown(t), room, this.mono, SIZE)).forEach((t, i) => {
       if (this.readers[i].textContent !== t) this.readers[i].textContent = t;
       if (this.reads[i].textContent !== t) this.reads[i].textContent = t;
       this.readers[i].parentNode.setAttribute("aria-label", `${quoted(data.tokens[i])} (token ${i}): show what it reads`);

@@ -1,9 +1,11 @@
 // The smaller pieces around the map: the tokens as chips, the next tokens with their
-// probabilities, the views' tabs (one view at a time on a narrow screen), and the derivation panel
+// probabilities, the views' tabs (one view at a time on a narrow screen), the controls' sheet (a
+// phone), the guided tour's panel (tours.js), and the derivation panel
 // (drawn by the talk's own views/derivation.js, so a lab cell is explained exactly as a talk cell).
 import { number } from "../lib/format.js";
 import { renderDerivation } from "../views/derivation.js";
 import { quoted, shown } from "./table.js";
+import { TOURS } from "./tours.js";
 
 /** A token as a chip: its leading space as a middle dot, so " dog" and "dog" differ visibly. */
 function tokenText(t) { return shown(t).replace(/^ /, "\u00b7"); }
@@ -102,5 +104,67 @@ export class Panel {
     if (from && (this.el.contains(document.activeElement) || document.activeElement === document.body)) {
       from.focus({ preventScroll: true });
     }
+  }
+}
+
+/** On a phone the controls are a sheet over the foot of the screen, opened by the header's button
+ * (the map comes first); on a wider screen they are a bar and the button is hidden. */
+export class Sheet {
+  constructor(form, toggle) {
+    Object.assign(this, { form, toggle });
+    toggle.addEventListener("click", () => (this.open ? this.close(true) : this.show()));
+  }
+
+  get open() { return this.form.classList.contains("open"); }
+
+  show() {
+    this.form.classList.add("open");
+    this.toggle.setAttribute("aria-expanded", "true");
+    this.form.querySelector("#lab-text").focus({ preventScroll: true });
+  }
+
+  close(focus = false) {
+    if (!this.open) return;
+    this.form.classList.remove("open");
+    this.toggle.setAttribute("aria-expanded", "false");
+    if (focus) this.toggle.focus({ preventScroll: true });
+  }
+}
+
+/** The guided tour's panel: its name, the step, the step's one sentence, Back, Next, Leave. */
+export class TourPanel {
+  constructor(el, { back, next, leave }) {
+    this.el = el;
+    this.at = "";
+    el.querySelector("#lab-tour-back").addEventListener("click", back);
+    el.querySelector("#lab-tour-next").addEventListener("click", next);
+    el.querySelector("#lab-tour-leave").addEventListener("click", leave);
+  }
+
+  /** Show the tour step of `state` (or hide the panel); true when the panel appeared or went. */
+  show(state) {
+    const was = !this.el.hidden;
+    this.el.hidden = !state.tour;
+    this.el.closest(".lab").classList.toggle("touring", Boolean(state.tour));
+    for (const b of document.querySelectorAll(".tour-chip[data-tour]")) {
+      b.setAttribute("aria-pressed", String(b.dataset.tour === state.tour));
+    }
+    if (!state.tour) { this.at = ""; return was; }
+    const tour = TOURS[state.tour];
+    const count = tour.steps.length;
+    this.el.dataset.tour = state.tour;
+    this.el.dataset.step = String(state.step);
+    this.el.querySelector(".tour-name").textContent = tour.name;
+    this.el.querySelector(".tour-step").textContent = `step ${state.step} of ${count}`;
+    this.el.querySelector(".tour-say").textContent = tour.steps[state.step - 1].say;
+    this.el.querySelector("#lab-tour-back").disabled = state.step === 1;
+    const next = this.el.querySelector("#lab-tour-next");
+    next.disabled = state.step === count;
+    next.textContent = state.step === count ? "The end" : "Next ›";
+    if (next.disabled && document.activeElement === next) this.el.querySelector("#lab-tour-leave").focus();
+    const at = `${state.tour}/${state.step}`;
+    const moved = this.at !== at;
+    this.at = at;
+    return !was || moved;
   }
 }
