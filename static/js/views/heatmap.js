@@ -100,6 +100,20 @@ function drawGrid(root, d, box) {
   return { g, cells, cell: { x: left + wc * cw, y: TOP + wr * ch, w: cw, h: ch }, bottom: TOP + rows * ch, left };
 }
 
+/** The colour scale under the grid, right-aligned: the same fill as a cell's at 0, 25, 50, 75 and 100 %. */
+function drawLegend(root, box, bottom) {
+  const g = svg("g", { class: "heat-legend", "aria-hidden": "true" }, root);
+  text(g, "100 %", { x: box.w - 10, y: bottom + 40, "text-anchor": "end" }, TYPE.dense, { fill: "var(--muted)" });
+  const sw = 44, sh = 26, right = box.w - 10 - Math.ceil(0.62 * TYPE.dense * 5) - 12;  // "100 %", 5 characters
+  const x0 = right - 5 * sw;
+  [0, 0.25, 0.5, 0.75, 1].forEach((v, k) => {
+    const r = svg("rect", { x: x0 + k * sw + 1, y: bottom + 40 - sh + 6, width: sw - 2, height: sh, rx: 3 }, g);
+    Object.assign(r.style, { fill: "var(--weights)", fillOpacity: String(0.05 + 0.9 * v) });
+  });
+  text(g, "0 %", { x: x0 - 12, y: bottom + 40, "text-anchor": "end" }, TYPE.dense, { fill: "var(--muted)" });
+  return g;
+}
+
 function drawWinner(root, d, at, bottom, left) {
   const g = svg("g", { class: "heat-winner" }, root);
   const o = svg("rect", { x: at.x - 3, y: at.y - 3, width: at.w + 6, height: at.h + 6, rx: 5 }, g);
@@ -150,10 +164,11 @@ function render(el, w) {
     role: "group", "aria-label": d.title });
   el.replaceChildren(root);
   const grid = drawGrid(root, d, box);
+  const legend = drawLegend(root, box, grid.bottom);
   const winner = at >= 1 ? drawWinner(root, d, grid.cell, grid.bottom, grid.left) : null;
   const zoom = at >= 2 && d.zoom ? drawZoom(root, d.zoom, box, pct(d.values[d.winner[0]][d.winner[1]]), tip(root)) : null;
   if (zoom) {  // behind the map: dimmed, out of the reading and the Tab order
-    grid.g.style.opacity = "0.15"; winner.g.style.opacity = "0.15";
+    grid.g.style.opacity = "0.15"; winner.g.style.opacity = "0.15"; legend.style.opacity = "0";
     grid.g.setAttribute("aria-hidden", "true");
     for (const c of grid.cells) c.removeAttribute("tabindex");
   }
