@@ -11,12 +11,29 @@ from __future__ import annotations
 import pytest
 from stage_probe import DECKS, open_at, tracked_page
 
-MASKED = {
-    "attention-step-by-step": ["#/12/1", "#/12/8", "#/12/10"],
-    "attention-walkthrough": ["#/6/3", "#/6/4", "#/7/3", "#/7/5", "#/10/2"],
-}
-if "real-heads" in DECKS:
-    MASKED["real-heads"] = ["#/5/3", "#/5/5"]
+
+def masked_steps(server_url: str, deck: str, most: int = 6) -> list[str]:
+    """The deck's steps whose matrices hold a masked cell (a −∞ score, or a weight a mask blocks), read
+    from the frames the server sends: never a list of step numbers that goes stale when a deck changes.
+    Up to ``most`` of them, spread over the deck, scores and weights both."""
+    import json
+    import urllib.request
+
+    def get(path: str):
+        with urllib.request.urlopen(f"{server_url}{path}", timeout=60) as r:
+            return json.load(r)
+
+    scores, weights = [], []
+    for number, slide in enumerate(get(f"/api/decks/{deck}")["slides"], 1):
+        for step, frame in enumerate(get(f"/api/decks/{deck}/slides/{slide['id']}/frames")["frames"], 1):
+            tensors = frame["tensors"]
+            if any(v is None for t in tensors for row in t["values"] for v in row):
+                scores.append(f"#/{number}/{step}")
+            if any(t.get("masked") for t in tensors):
+                weights.append(f"#/{number}/{step}")
+    spread = lambda steps, k: steps[:: max(1, len(steps) // k)][:k]  # noqa: E731
+    return sorted(set(spread(scores, most // 2) + spread(weights, most - most // 2)))
+
 
 # Every masked matrix cell and masked bar on the active slide: its look and its words.
 LOOKS = r"""() => {
@@ -43,8 +60,8 @@ def masked_looks(browser, server_url):
     """{deck: [masked cells seen on its sampled steps]}, each {what, words, look}."""
     seen: dict[str, list[dict]] = {}
     with tracked_page(browser) as page:
-        for deck, steps in MASKED.items():
-            for hash_ in steps:
+        for deck in DECKS:
+            for hash_ in masked_steps(server_url, deck):
                 open_at(page, server_url, deck, hash_)
                 got = page.evaluate(LOOKS)
                 if any(c["what"] != "bar" for c in got["cells"]):

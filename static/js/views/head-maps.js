@@ -7,6 +7,7 @@
 import { TYPE } from "../lib/type.js";
 import { number } from "../lib/format.js";
 import { reducedMotion, svg } from "./dom.js";
+import { HATCH_ID, maskHatch } from "./hatch.js";
 import { rovingLine, setRoving } from "./roving.js";
 import { registerWidget } from "./widgets.js";
 
@@ -49,7 +50,8 @@ function drawMap(g, d, head, at, side) {
   head.weights.forEach((row, i) => row.forEach((w, j) => {
     const r = svg("rect", { x: at.x + j * cw + 1, y: at.y + i * ch + 1, width: cw - 2, height: ch - 2, rx: 3 }, g);
     const masked = j > i;
-    Object.assign(r.style, masked ? { fill: "none", stroke: "var(--grid)", strokeWidth: "1" }
+    // A masked cell: the one masked look of every view (the hatch, --mask-bg), never a blank.
+    Object.assign(r.style, masked ? { fill: `url(#${HATCH_ID}) var(--mask-bg)`, stroke: "var(--grid)", strokeWidth: "1" }
       : { fill: "var(--weights)", fillOpacity: String(0.06 + 0.88 * w), transformBox: "fill-box", transformOrigin: "50% 50%" });
     if (!masked) cells.push({ r, i });
   }));
@@ -85,6 +87,7 @@ function grow(cells, delay) {
 
 function render(el, w) {
   const d = w.data, box = w.box;
+  maskHatch(el.ownerDocument);
   const before = el.dataset.stage;
   el.dataset.stage = d.named ? "named" : "maps";
   const root = svg("svg", { class: "widget-svg head-maps", viewBox: `0 0 ${box.w} ${box.h}`, width: box.w, height: box.h,

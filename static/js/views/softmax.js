@@ -17,13 +17,16 @@ const FORMULA = { scores: "s", shift: "s − max", exp: "e^(s − max)", sum: "�
 const VALUES = { scores: "scores", shift: "shifted", exp: "exps", sum: "exps", divide: "weights" };
 const after = (stage, than) => STAGES.indexOf(stage) >= STAGES.indexOf(than);
 
+const VALUE_ROOM = 44; // under a negative bar: its value label, above the keys' names
+
 /** Where everything sits, in the widget's units: the bars' plot, the zero line, the stack. */
 function geometry(d, W, H) {
   const top = 96, bottom = H - 86, zero = (top + bottom) / 2, left = 60, right = W - 300;
   const slot = (right - left) / d.labels.length;
   const finite = d.scores.filter((s) => s !== null), low = d.shifted.filter((s) => s !== null);
   const up = Math.max(0, ...finite), down = Math.max(0, ...finite.map((s) => -s), ...low.map((s) => -s));
-  const us = Math.min(up > 0 ? (zero - top) / up : Infinity, down > 0 ? (bottom - zero) / down : Infinity);
+  // The deepest bar stops a value label's height above the foot: its number sits under it, clear of the keys' names.
+  const us = Math.min(up > 0 ? (zero - top) / up : Infinity, down > 0 ? (bottom - VALUE_ROOM - zero) / down : Infinity);
   // Once e^x makes every bar positive, the zero line slides down to the plot's foot (`base`).
   return { W, H, top, bottom, zero, base: bottom, left, right, slot, barW: slot * 0.56, stackX: W - 250,
     stackW: 110, us: Number.isFinite(us) ? us : zero - top,
