@@ -188,7 +188,7 @@ def test_every_documented_example_step_validates_and_draws_its_kind(tmp_path) ->
     from attention_talk.frames.catalog import MECHANISM_EXAMPLES, MODEL_EXAMPLES
 
     examples = {k: v for k, v in MECHANISM_EXAMPLES.items() if k not in MODEL_EXAMPLES}  # the others: test_rope_gqa
-    assert set(examples) == {"softmax", "mask", "scaling", "flash"}
+    assert set(examples) == {"softmax", "mask", "scaling", "flash", "rnn"}
     deck = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
     deck["id"] = "examples"
     deck["slides"] = [{"id": kind, "title": kind, "notes": "an example", "steps": yaml.safe_load(step)}

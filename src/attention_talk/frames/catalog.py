@@ -140,6 +140,15 @@ MECHANISM_EXAMPLES: dict[str, str] = {
     e to the old max minus the new one before the tile's own sum is added.
   frame: {builder: walk.flash, params: {tile: 3}}
 """,
+    "rnn": """- caption: "Attention: every state reaches the decoder, as wide as its weight"
+  narration: >
+    Each encoder state gets a weight for the word being written; its arc to the decoder is as wide
+    as that weight, and the context vector is their blend.
+  frame: {builder: walk.rnn, params: {stage: attention}}
+  words:
+    notes:
+      alpha: The largest weight ({largest}) is on {state}, the state of “{word}”; the others still count.
+""",
     "rope": """- caption: Each pair turns by an angle that grows with position
   narration: Every pair of a query's numbers is an arrow, turned by position times its rate.
   frame: {builder: real.rope, params: {stage: angles}}
@@ -163,7 +172,8 @@ def mechanisms_markdown() -> str:
     parts = []
     for kind, step in MECHANISM_EXAMPLES.items():
         model = WIDGET_KINDS[kind]
-        stage = model.model_fields["data"].annotation.model_fields["stage"]
+        fields = model.model_fields["data"].annotation.model_fields
+        stage = fields["stage"] if "stage" in fields else fields["mode"]  # rnn names its stages modes
         doc = " ".join(line.strip() for line in (model.__doc__ or "").split("\n"))
         if kind in MODEL_EXAMPLES:
             doc += " Its builder runs on the real model: a deck with `preset: smollm2-135m`."
