@@ -1,6 +1,8 @@
 """The many-heads widget kinds in the browser (demo decks of tests/browser/decks): head-maps, concat
 and heatmap. For each: what the DOM shows is the frame's numbers (which tests/test_mechanisms_heads.py
-ties to the engine); the end state after the motion equals the reduced-motion end state; a key
+ties to the engine). For these and the real model's kinds (sizes, rope, gqa, whose numbers
+tests/browser/test_rope_gqa_browser.py checks): the end state after the motion equals the reduced-motion
+end state; a key
 pressed mid-motion finishes it (nothing keeps moving, and the stage lands on the key's step drawn
 as without motion); no text under the type floor at 1280 × 720; no serious axe violation."""
 
@@ -11,49 +13,17 @@ import re
 import pytest
 from axe_probe import serious_violations
 from panel_check import SMALL_TEXT
+from widget_motion import RUNNING, STILL, WATCH, WIDGET_HTML, frame_data, open_at
 
 # (deck, widget id, the step whose motion is checked: "#/slide/step", the step before it)
 KINDS = {
     "head-maps": ("mechanisms-heads", "#/1/2", "#/1/1"),
     "concat": ("mechanisms-heads", "#/2/3", "#/2/2"),
     "heatmap": ("mechanisms-heads-model", "#/1/3", "#/1/2"),
+    "sizes": ("mechanisms-model", "#/1/2", "#/1/1"),  # the real model's kinds (tests/browser/test_rope_gqa_browser.py)
+    "rope": ("mechanisms-model", "#/2/2", "#/2/1"),
+    "gqa": ("mechanisms-model", "#/3/2", "#/3/1"),
 }
-WIDGET_HTML = "(id) => document.querySelector(`.slide.active .widget[data-widget='${id}']`)?.innerHTML ?? ''"
-# Resolves once nothing animates on the page any more (10 s at most: then returns how many still run).
-STILL = """async () => {
-  const t0 = performance.now();
-  const moving = () => document.getAnimations().filter((a) => a.playState === 'running' || a.pending).length;
-  while (moving() && performance.now() - t0 < 10000) await new Promise((r) => requestAnimationFrame(r));
-  return moving();
-}"""
-RUNNING = ("(id) => document.querySelector(`.slide.active .widget[data-widget='${id}']`)"
-           ".getAnimations({subtree: true}).length")
-# Watches, in the page, each animation frame for 10 s at most, until the widget moves; then, if
-# `key` is given, presses it there and then (mid-motion). Start it before the key that steps.
-WATCH = """([id, key]) => { window.__moved = new Promise((resolve) => {
-  const t0 = performance.now();
-  const tick = () => {
-    const w = document.querySelector(`.slide.active .widget[data-widget='${id}']`);
-    const n = w ? w.getAnimations({subtree: true}).length : 0;
-    if (n > 0) {
-      if (key) document.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
-      resolve(n);
-    } else if (performance.now() - t0 > 10000) resolve(0); else requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-}); }"""
-
-
-def open_at(browser, base: str, deck: str, hash_: str, motion: str):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion=motion)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(f"{base}/talk/{deck}{hash_}", timeout=300_000)
-    page.wait_for_selector("#player.ready", state="attached", timeout=300_000)
-    page.wait_for_selector(".slide.active .widget svg", timeout=300_000)
-    return ctx, page, errors
 
 
 def reduced_end(browser, base: str, kind: str, hash_: str) -> str:
@@ -66,14 +36,6 @@ def reduced_end(browser, base: str, kind: str, hash_: str) -> str:
         return html
     finally:
         ctx.close()
-
-
-def frame_data(page, base: str, deck: str, slide: int, step: int) -> dict:
-    manifest = page.request.get(f"{base}/api/decks/{deck}").json()
-    slide_id = manifest["slides"][slide - 1]["id"]
-    frames = page.request.get(f"{base}/api/decks/{deck}/slides/{slide_id}/frames").json()["frames"]
-    (w,) = frames[step - 1]["widgets"]
-    return w["data"]
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -2,9 +2,9 @@
 ``rope``, ``gqa`` and ``sizes``. For each: what the DOM draws is the frame's numbers (which
 tests/test_rope_gqa.py ties to the model file and the engine): the arrows point at the pair's own
 direction turned by position × θᵢ, measured on screen; the wires join each query head to its group's
-key/value head; the bars are as long as their share. The step moves; the end state after the motion
-equals the reduced-motion end state; a key pressed mid-motion finishes it; no text under the type
-floor at 1280 × 720; no serious axe violation."""
+key/value head; the bars are as long as their share; the arrows turn on arrival; no text under the
+type floor at 1280 × 720; no serious axe violation. Their motion's end state and a key mid-motion:
+tests/browser/test_mechanisms_heads_browser.py, with the other mechanism kinds."""
 
 from __future__ import annotations
 
@@ -13,31 +13,9 @@ import math
 import pytest
 from axe_probe import serious_violations
 from panel_check import SMALL_TEXT
+from widget_motion import STILL, WATCH, frame_data, open_at
 
 DECK = "mechanisms-model"
-# kind → (the step whose motion is checked, the step before it)
-KINDS = {"sizes": ("#/1/2", "#/1/1"), "rope": ("#/2/2", "#/2/1"), "gqa": ("#/3/2", "#/3/1")}
-WIDGET_HTML = "(id) => document.querySelector(`.slide.active .widget[data-widget='${id}']`)?.innerHTML ?? ''"
-STILL = """async () => {
-  const t0 = performance.now();
-  const moving = () => document.getAnimations().filter((a) => a.playState === 'running' || a.pending).length;
-  while (moving() && performance.now() - t0 < 10000) await new Promise((r) => requestAnimationFrame(r));
-  return moving();
-}"""
-RUNNING = ("(id) => document.querySelector(`.slide.active .widget[data-widget='${id}']`)"
-           ".getAnimations({subtree: true}).length")
-WATCH = """([id, key]) => { window.__moved = new Promise((resolve) => {
-  const t0 = performance.now();
-  const tick = () => {
-    const w = document.querySelector(`.slide.active .widget[data-widget='${id}']`);
-    const n = w ? w.getAnimations({subtree: true}).length : 0;
-    if (n > 0) {
-      if (key) document.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
-      resolve(n);
-    } else if (performance.now() - t0 > 10000) resolve(0); else requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-}); }"""
 # Each arrow's direction on screen, as drawn now (mid-motion too): from its dial's centre to the middle of its
 # head (y up), in radians; and its data-angle.
 ARROWS = """() => [...document.querySelectorAll('.slide.active .widget-rope .rope-arrow')].map((g) => {
@@ -53,83 +31,15 @@ def needs_the_model(real_model):
     """The deck is built from the real model."""
 
 
-def open_at(browser, base: str, hash_: str, motion: str):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion=motion)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(f"{base}/talk/{DECK}{hash_}", timeout=300_000)
-    page.wait_for_selector("#player.ready", state="attached", timeout=300_000)
-    page.wait_for_selector(".slide.active .widget svg", timeout=300_000)
-    return ctx, page, errors
-
-
-def reduced_end(browser, base: str, kind: str, hash_: str) -> str:
-    ctx, page, errors = open_at(browser, base, hash_, "reduce")
-    try:
-        assert page.evaluate(STILL) == 0
-        html = page.evaluate(WIDGET_HTML, kind)
-        assert html and errors == []
-        return html
-    finally:
-        ctx.close()
-
-
-def frame_data(page, base: str, slide: int, step: int) -> dict:
-    manifest = page.request.get(f"{base}/api/decks/{DECK}").json()
-    slide_id = manifest["slides"][slide - 1]["id"]
-    frames = page.request.get(f"{base}/api/decks/{DECK}/slides/{slide_id}/frames").json()["frames"]
-    (w,) = frames[step - 1]["widgets"]
-    return w["data"]
-
-
 def same_direction(a: float, b: float) -> bool:
     return abs(math.remainder(a - b, 2 * math.pi)) < 0.02
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_the_motion_ends_where_reduced_motion_starts(browser, demo_url, kind) -> None:
-    hash_, before = KINDS[kind]
-    still = reduced_end(browser, demo_url, kind, hash_)
-    ctx, page, errors = open_at(browser, demo_url, before, "no-preference")
-    try:
-        assert page.evaluate(STILL) == 0
-        page.evaluate(WATCH, [kind, None])
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(f"() => location.hash === '{hash_}'")
-        assert page.evaluate("window.__moved") > 0, "the step should move"
-        assert page.evaluate(STILL) == 0
-        assert page.evaluate(WIDGET_HTML, kind) == still
-        assert page.evaluate(f"({SMALL_TEXT})()") == []
-        assert errors == []
-    finally:
-        ctx.close()
-
-
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_key_mid_motion_finishes_it(browser, demo_url, kind) -> None:
-    _, before = KINDS[kind]
-    still_before = reduced_end(browser, demo_url, kind, before)
-    ctx, page, errors = open_at(browser, demo_url, before, "no-preference")
-    try:
-        page.evaluate(STILL)
-        page.evaluate(WATCH, [kind, "ArrowLeft"])
-        page.keyboard.press("ArrowRight")
-        assert page.evaluate("window.__moved") > 0, "the step should move"
-        page.wait_for_function(f"() => location.hash === '{before}'")
-        assert page.evaluate(RUNNING, kind) == 0
-        assert page.evaluate(WIDGET_HTML, kind) == still_before
-        assert errors == []
-    finally:
-        ctx.close()
-
-
 @pytest.mark.parametrize("step", [1, 2, 3])
 def test_the_arrows_point_at_position_times_theta(browser, demo_url, step) -> None:
-    ctx, page, errors = open_at(browser, demo_url, f"#/2/{step}", "reduce")
+    ctx, page, errors = open_at(browser, demo_url, DECK, f"#/2/{step}", "reduce")
     try:
-        d = frame_data(page, demo_url, 2, step)
+        d = frame_data(page, demo_url, DECK, 2, step)
         drawn = page.evaluate(ARROWS)
         want = []
         for col in d["columns"]:  # the view draws column by column, pair by pair, q before k
@@ -156,7 +66,7 @@ def test_the_arrows_point_at_position_times_theta(browser, demo_url, step) -> No
 
 def test_the_arrows_turn_on_arrival(browser, demo_url) -> None:
     """Mid-motion, the fast pair's arrows are not yet where they end (they spin from angle 0)."""
-    ctx, page, errors = open_at(browser, demo_url, "#/1/2", "no-preference")
+    ctx, page, errors = open_at(browser, demo_url, DECK, "#/1/2", "no-preference")
     try:
         page.evaluate(STILL)
         page.evaluate(WATCH, ["rope", None])
@@ -173,9 +83,9 @@ def test_the_arrows_turn_on_arrival(browser, demo_url) -> None:
 
 
 def test_the_wires_join_each_query_head_to_its_group(browser, demo_url) -> None:
-    ctx, page, errors = open_at(browser, demo_url, "#/3/3", "reduce")
+    ctx, page, errors = open_at(browser, demo_url, DECK, "#/3/3", "reduce")
     try:
-        d = frame_data(page, demo_url, 3, 3)
+        d = frame_data(page, demo_url, DECK, 3, 3)
         wires = page.evaluate("""() => [...document.querySelectorAll('.slide.active .gqa-wire')].map((p) => {
           const n = p.getTotalLength(), a = p.getPointAtLength(0), b = p.getPointAtLength(n);
           return [a.x, b.x]; })""")
@@ -203,9 +113,9 @@ def test_the_wires_join_each_query_head_to_its_group(browser, demo_url) -> None:
 
 @pytest.mark.parametrize("step", [1, 2])
 def test_the_size_blocks_are_the_files_counts(browser, demo_url, step) -> None:
-    ctx, page, errors = open_at(browser, demo_url, f"#/1/{step}", "reduce")
+    ctx, page, errors = open_at(browser, demo_url, DECK, f"#/1/{step}", "reduce")
     try:
-        d = frame_data(page, demo_url, 1, step)
+        d = frame_data(page, demo_url, DECK, 1, step)
         bars = page.evaluate("""() => [...document.querySelectorAll('.slide.active .sizes-bar')].map((g) => {
           const rs = [...g.querySelectorAll('rect')], x = (r, k) => Number(r.getAttribute(k));
           return { n: rs.length, w: rs.reduce((s, r) => Math.max(s, x(r, 'x') + x(r, 'width')), 0) - x(rs[0], 'x') };
