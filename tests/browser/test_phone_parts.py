@@ -192,7 +192,22 @@ def _scroll_to_end(page) -> int:
                                arg=page.evaluate("document.querySelector('.viewport').scrollLeft"))
         page.evaluate(SETTLED)
         taps += 1
+    page.evaluate(SCROLL_STILL)  # the smooth scroll is over, so the edges' cues have begun their fade
+    page.evaluate(SETTLED)  # and the fade is over
     return taps
+
+
+# Resolves once the window's scroll position has not moved for 3 frames (a smooth scroll is no
+# animation that getAnimations() lists): a condition, not a fixed wait.
+SCROLL_STILL = """async () => {
+  const v = document.querySelector('.viewport'), frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  let last = v.scrollLeft, same = 0;
+  for (const until = performance.now() + 10000; same < 3 && performance.now() < until; ) {
+    await frame();
+    same = v.scrollLeft === last ? same + 1 : 0;
+    last = v.scrollLeft;
+  }
+}"""
 
 
 def _inside(box: dict, width: int) -> bool:

@@ -7,7 +7,7 @@
 import { TYPE } from "../lib/type.js";
 import { number } from "../lib/format.js";
 import { reducedMotion, svg } from "./dom.js";
-import { HATCH_ID, maskHatch } from "./hatch.js";
+import { maskHatch } from "./hatch.js";
 import { rovingLine, setRoving } from "./roving.js";
 import { registerWidget } from "./widgets.js";
 
@@ -50,8 +50,9 @@ function drawMap(g, d, head, at, side) {
   head.weights.forEach((row, i) => row.forEach((w, j) => {
     const r = svg("rect", { x: at.x + j * cw + 1, y: at.y + i * ch + 1, width: cw - 2, height: ch - 2, rx: 3 }, g);
     const masked = j > i;
-    // A masked cell: the one masked look of every view (the hatch, --mask-bg), never a blank.
-    Object.assign(r.style, masked ? { fill: `url(#${HATCH_ID}) var(--mask-bg)`, stroke: "var(--grid)", strokeWidth: "1" }
+    // A masked cell: the one masked look of every view (.masked-map-cell: the hatch), never a blank.
+    if (masked) r.classList.add("masked-map-cell");
+    Object.assign(r.style, masked ? {}
       : { fill: "var(--weights)", fillOpacity: String(0.06 + 0.88 * w), transformBox: "fill-box", transformOrigin: "50% 50%" });
     if (!masked) cells.push({ r, i });
   }));

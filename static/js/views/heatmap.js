@@ -7,7 +7,7 @@
 import { TYPE } from "../lib/type.js";
 import { number } from "../lib/format.js";
 import { reducedMotion, svg } from "./dom.js";
-import { HATCH_ID, maskHatch } from "./hatch.js";
+import { maskHatch } from "./hatch.js";
 import { travel } from "./motion.js";
 import { registerWidget } from "./widgets.js";
 
@@ -65,7 +65,8 @@ function cellsOf(root, show, { x0, y0, cw, ch, values, name, fmt, masked = () =>
   values.forEach((row, i) => row.forEach((v, j) => {
     const r = svg("rect", { x: x0 + j * cw + 1, y: y0 + i * ch + 1, width: cw - 2, height: ch - 2, rx: 3, class: "heat-cell",
       role: "img", "aria-label": `${name(i, j)}: ${fmt(v)}`, "data-value": v }, root);
-    Object.assign(r.style, masked(i, j) ? { fill: `url(#${HATCH_ID}) var(--mask-bg)`, stroke: "var(--grid)", strokeWidth: "1" }
+    if (masked(i, j)) r.classList.add("masked-map-cell");  // the one masked look (the hatch), never a blank
+    Object.assign(r.style, masked(i, j) ? {}
       : { fill: "var(--weights)", fillOpacity: String(0.05 + 0.9 * v) });
     const on = () => show(r, fmt(v), { x: x0 + j * cw, y: y0 + i * ch });
     r.addEventListener("pointerenter", on);

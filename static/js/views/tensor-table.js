@@ -49,8 +49,11 @@ const keys = new WeakMap(); // table → tableKey of the tensor it was written f
  * Returns whether anything was written. */
 export function renderTables(section, tensors) {
   let box = section.querySelector(":scope > .tensor-tables");
+  if (!tensors.length) {  // a step without matrices has no tables, stepped into or loaded alike
+    box?.remove();
+    return false;
+  }
   if (!box) {
-    if (!tensors.length) return false;
     box = el("div", section);
     box.className = "tensor-tables sr-only";
   }
