@@ -94,7 +94,8 @@ def load_weights(reader, config: Config, dtype=np.float32) -> Weights:
     return weights
 
 
-ROWS = 16  # float32 products run on blocks of this many token rows, aligned to the token positions
+ROWS = 1  # float32 products run on blocks of this many token rows, aligned to the token positions: one row
+# at a time (a matrix-vector product per token) keeps a typed letter's run to its own new tokens
 
 
 def times(x: np.ndarray, w: np.ndarray) -> np.ndarray:
