@@ -27,7 +27,8 @@ PROBE = """() => {
 POSITION = """() => location.hash"""
 
 
-def walk(page, base: str, deck: str) -> list[dict]:
+def walk(page, base: str, deck: str, limit: int | None = None) -> list[dict]:
+    """Every step after the first, one key each (``limit``: only that many), with its frames' deltas."""
     page.goto(f"{base}/talk/{deck}")
     page.wait_for_selector("#player.ready", state="attached")
     page.wait_for_load_state("networkidle")
@@ -39,7 +40,7 @@ def walk(page, base: str, deck: str) -> list[dict]:
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(WINDOW)
         now = page.evaluate(POSITION)
-        if now == last:
+        if now == last or (limit is not None and len(samples) >= limit):
             return samples
         times = page.evaluate("(t0) => window.__fr.times.filter((t) => t >= t0)", key_at)
         deltas = [b - a for a, b in pairwise(times)]

@@ -81,3 +81,21 @@ def test_the_drawing_stub_skips_the_stage_and_still_samples(browser, server_url,
         assert page.evaluate(drawings) == drawn  # no slide's drawing changed
     finally:
         context.close()
+
+
+def test_the_frame_time_harness_samples_each_step_and_tells_slide_changes(browser, server_url) -> None:
+    """benchmarks/frames.py: one sample a key, its frames' deltas all positive, the change of slide told
+    from a step within one (chapter 1 from its start: 1/1 → 2/1 → 2/2 → 3/1), and a table row of them."""
+    import frames
+
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        samples = frames.walk(page, server_url, "attention-step-by-step", limit=3)
+    finally:
+        page.close()
+    assert [s["step"] for s in samples] == ["#/2/1", "#/2/2", "#/3/1"]
+    assert [s["slide"] for s in samples] == [True, False, True]
+    for s in samples:
+        assert len(s["deltas"]) >= 10 and min(s["deltas"]) > 0, s["step"]
+    line, _ = frames.row("chapter 1, slide changes", [s for s in samples if s["slide"]])
+    assert line.startswith("chapter 1, slide changes") and " % " in line
