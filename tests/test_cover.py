@@ -40,8 +40,8 @@ def test_the_cover_map_is_causal_its_rows_weights_and_its_focus_row_the_arcs(cli
     assert n >= 5 and len(grid) == n and all(len(r) == n for r in grid)
     assert [[v is None for v in r] for r in grid] == [[j > i for j in range(n)] for i in range(n)]
     for r in grid:
-        assert sum(v for v in r if v is not None) == pytest.approx(1.0, abs=1e-5)
-    assert d["links"] == pytest.approx([0.0 if v is None else v for v in grid[focus]], abs=1e-6)
+        assert sum(v for v in r if v is not None) == pytest.approx(1.0, abs=5e-5 * n)
+    assert d["links"] == pytest.approx([0.0 if v is None else v for v in grid[focus]], abs=5e-5)
     assert max(d["links"]) > 1.5 / (focus + 1)  # a head that reads something in particular, not a flat row
 
 
@@ -51,7 +51,7 @@ def test_chapter_ones_cover_is_the_story_heads_map(client) -> None:
     att = story.attention(causal=True)
     expected = naive_causal_softmax(np.asarray(att.scaled, dtype=np.float64))
     got = np.array([[0.0 if v is None else v for v in r] for r in d["map"]])
-    np.testing.assert_allclose(got, expected, atol=1e-6)
+    np.testing.assert_allclose(got, expected, atol=5e-5)  # the map is sent to 4 decimals (tints only)
     assert d["tokens"][d["focus"]] == "dog"
 
 
@@ -67,7 +67,7 @@ def test_cover_sends_the_weights_with_the_masked_cells_as_null(n, seed, data) ->
         for j in range(n):
             assert (d.map[i][j] is None) == (j > i)
             if j <= i:
-                assert d.map[i][j] == pytest.approx(w[i, j], abs=1e-6)
+                assert d.map[i][j] == pytest.approx(w[i, j], abs=5e-5)
     assert d.links == pytest.approx([w[focus, j] if j <= focus else 0.0 for j in range(n)], abs=1e-9)
 
 

@@ -89,7 +89,9 @@ def test_one_layer_matches_a_naive_loop_oracle(real_model, layer: int) -> None:
     weights, out = oracle_layer(run.residual[layer], real_model.weights.layers[layer], real_model.config)
     for head in range(real_model.config.heads):
         np.testing.assert_allclose(run.head(layer, head).weights, weights[head], atol=1e-5, rtol=0)
-    np.testing.assert_allclose(run.residual[layer + 1], out, atol=1e-5, rtol=1e-9)
+    # the stream's numbers reach ~100: the model's products run in float32 (7 significant digits), the
+    # oracle's in float64 on the same weights, so they agree to float32's precision of those sizes
+    np.testing.assert_allclose(run.residual[layer + 1], out, atol=1e-4, rtol=1e-5)
 
 
 # ---- the maps ---------------------------------------------------------------------------------

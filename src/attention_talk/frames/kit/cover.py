@@ -32,7 +32,9 @@ def cover(tokens: Sequence[str], focus: int, weights: np.ndarray, *, wid: str = 
     if not 0 <= focus < n:
         raise ValueError(f"cover: focus {focus} is outside the {n} tokens")
     blocked = np.triu(np.ones((n, n), dtype=bool), k=1) if masked is None else np.asarray(masked, dtype=bool)
-    grid = [[None if blocked[i, j] else round(float(w[i, j]), 6) for j in range(n)] for i in range(n)]
+    # the map is drawn as tints only (no number on it): 4 decimals are finer than any tint, and the title's
+    # first paint carries the whole map (benchmarks/page.py's byte target)
+    grid = [[None if blocked[i, j] else round(float(w[i, j]), 4) for j in range(n)] for i in range(n)]
     links = [0.0 if blocked[focus, j] else float(w[focus, j]) for j in range(n)]
     return FrameBody(widgets=[widget("tokens", wid, area, {
         "tokens": list(tokens), "focus": focus, "links": links, "caption": "", "map": grid}, kind="weights")])
