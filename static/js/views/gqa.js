@@ -9,8 +9,8 @@
 // bar starts as long as the plain one and shrinks by the group size; on "mla" the MLA bar shrinks
 // on from the grouped length. Transform and opacity only; reduced motion draws the end state;
 // stepping back draws the earlier stage without motion.
-import { label, reducedMotion, surface, svg } from "./dom.js";
-import { focusable, PHASE } from "./morph.js";
+import { label, reducedMotion, svg } from "./dom.js";
+import { focusable, PHASE, stagedSurface } from "./morph.js";
 import { rovingLine, setRoving } from "./roving.js";
 import { registerWidget } from "./widgets.js";
 
@@ -87,14 +87,8 @@ function drawBars(root, d, stops) {
 }
 
 function render(el, w) {
-  const d = w.data, W = w.box.w, H = w.box.h;
-  const before = el.dataset.gqaStage ?? null;
-  el.dataset.gqaStage = d.stage;
-  const root = surface(el, W, H);
-  root.replaceChildren();
-  root.setAttribute("role", "group");
-  root.setAttribute("aria-label", d.title);
-  label(root, d.title, { x: 0, y: 30, class: "mech-title" });
+  const d = w.data, W = w.box.w;
+  const { root, before } = stagedSurface(el, w);
   const stops = [];
   const wiring = drawWiring(root, d, W, stops);
   const plain = d.stage === "groups" ? drawPlain(root, d, wiring.L, stops) : [];

@@ -5,7 +5,7 @@
 // mid-motion). With reduced motion nothing animates and the end state is the same. The masked look
 // (VISUAL.md §5: hatched, "−∞", a greyed "0") is drawn here too, so all three draw it alike.
 import { stylesheet } from "../lib/stylesheet.js";
-import { svg } from "./dom.js";
+import { label, surface, svg } from "./dom.js";
 
 // The mechanisms' style sheet applies before any of their views can draw: widget-views.js awaits a
 // view's import before it hands out the frames that need it, and this import waits for the sheet.
@@ -64,6 +64,20 @@ export function previousStage(el, signature, stage) {
   el.dataset.mechSignature = signature;
   el.dataset.mechStage = stage;
   return prev && prev !== stage ? prev : null;
+}
+
+/** A staged view's redraw (rope, gqa, sizes): its surface cleared and named by the data's title for
+ * screen readers, the title drawn (class `mech-title` and `titleClass`); and the stage the element drew
+ * last (null: none yet), the new one recorded. */
+export function stagedSurface(el, w, titleClass = "") {
+  const before = el.dataset.drawnStage ?? null;
+  el.dataset.drawnStage = w.data.stage;
+  const root = surface(el, w.box.w, w.box.h);
+  root.replaceChildren();
+  root.setAttribute("role", "group");
+  root.setAttribute("aria-label", w.data.title);
+  label(root, w.data.title, { x: 0, y: 30, class: `mech-title ${titleClass}`.trim() });
+  return { root, before };
 }
 
 /** A number the audience can focus: its value said in full in its accessible name. */

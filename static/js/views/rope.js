@@ -10,8 +10,8 @@
 // arrows are drawn at their end angles; only a rotation (transform) animates, so the reduced-motion
 // end state is the same drawing. Stepping back draws the earlier stage without motion. Every arrow and score can be focused: its name says the numbers.
 import { number } from "../lib/format.js";
-import { label, reducedMotion, surface, svg } from "./dom.js";
-import { focusable, PHASE } from "./morph.js";
+import { label, reducedMotion, svg } from "./dom.js";
+import { focusable, PHASE, stagedSurface } from "./morph.js";
 import { rovingLine, setRoving } from "./roving.js";
 import { registerWidget } from "./widgets.js";
 
@@ -126,15 +126,9 @@ function drawScore(root, d, g, c, H, move, stops) {
 
 function render(el, w) {
   const d = w.data, W = w.box.w, H = w.box.h;
-  const before = el.dataset.ropeStage ?? null;
-  el.dataset.ropeStage = d.stage;
-  const root = surface(el, W, H);
-  root.replaceChildren();
+  const { root, before } = stagedSurface(el, w, "rope-title");
   root.classList.add("rope");
-  root.setAttribute("role", "group");
-  root.setAttribute("aria-label", d.title);
   const g = geometry(d, W, H);
-  label(root, d.title, { x: 0, y: 30, class: "mech-title rope-title" });
   heads(root, d, g);
   if (d.marked !== null && d.marked !== undefined && d.stage === "offsets") {
     const x = GUTTER + d.marked * g.cw + 4;

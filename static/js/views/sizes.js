@@ -5,8 +5,8 @@
 // share one scale: the longest bar of that unit drawn fills the width. Motion shows the cause (VISUAL.md §3): on "compare" the
 // first model's bars shrink to the new, shared scale while the other model's bars grow in from
 // the left. Transform and opacity only; reduced motion draws the end state.
-import { label, reducedMotion, surface, svg } from "./dom.js";
-import { focusable, PHASE } from "./morph.js";
+import { label, reducedMotion, svg } from "./dom.js";
+import { focusable, PHASE, stagedSurface } from "./morph.js";
 import { rovingLine, setRoving } from "./roving.js";
 import { registerWidget } from "./widgets.js";
 
@@ -29,13 +29,7 @@ function bar(root, b, { x, y, scale, kind }) {
 
 function render(el, w) {
   const d = w.data, W = w.box.w, H = w.box.h;
-  const before = el.dataset.sizesStage ?? null;
-  el.dataset.sizesStage = d.stage;
-  const root = surface(el, W, H);
-  root.replaceChildren();
-  root.setAttribute("role", "group");
-  root.setAttribute("aria-label", d.title);
-  label(root, d.title, { x: 0, y: 30, class: "mech-title sizes-title" });
+  const { root, before } = stagedSurface(el, w, "sizes-title");
   const track = W - GUTTER - RIGHT_ROOM, rowH = (H - TOP) / d.rows.length;
   const stops = [], drawn = [];
   const total = (b) => b.count * b.size;
