@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from stage_probe import open_at, step_forward, tracked_page
+from widget_motion import RECORD
 
 from attention_talk.formatting import number
 
@@ -26,13 +27,6 @@ SETTLED = """async () => {
   while (moving() && performance.now() - t0 < 8000) await new Promise((r) => requestAnimationFrame(r));
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
 }"""
-RECORD = """window.__started = [];
-const animate = Element.prototype.animate;
-Element.prototype.animate = function (...args) {
-  const a = animate.apply(this, args);
-  window.__started.push([a, this]);
-  return a;
-};"""
 STARTED = """() => window.__started.filter(([a, el]) => el.closest('.widget-flash'))
   .map(([a, el]) => el.getAttribute('class'))"""
 

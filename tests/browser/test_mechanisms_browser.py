@@ -13,6 +13,7 @@ import pytest
 from axe_probe import serious_violations
 from panel_check import SMALL_TEXT
 from stage_probe import DRAWN, open_at, step_forward, tracked_page
+from widget_motion import RECORD
 
 from attention_talk.engine import softmax
 from attention_talk.formatting import number
@@ -55,16 +56,6 @@ def still(browser, demo_url):
         yield page
 
 
-# Before any page script: every Web Animation started, with its target, so a test can tell which
-# motions a step started without racing them (on a loaded machine a 600 ms phase may be over before
-# the test looks).
-RECORD = """window.__started = [];
-const animate = Element.prototype.animate;
-Element.prototype.animate = function (...args) {
-  const a = animate.apply(this, args);
-  window.__started.push([a, this]);
-  return a;
-};"""
 
 STARTED = """() => window.__started.filter(([a, el]) => el.closest('.widget-layer')).length"""
 

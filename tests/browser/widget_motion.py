@@ -46,3 +46,15 @@ def frame_data(page, base: str, deck: str, slide: int, step: int) -> dict:
     frames = page.request.get(f"{base}/api/decks/{deck}/slides/{slide_id}/frames").json()["frames"]
     (w,) = frames[step - 1]["widgets"]
     return w["data"]
+
+
+# Before any page script: every Web Animation started, with its target, so a test can tell which
+# motions a step started without racing them (on a loaded machine a 600 ms phase may be over before
+# the test looks).
+RECORD = """window.__started = [];
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (...args) {
+  const a = animate.apply(this, args);
+  window.__started.push([a, this]);
+  return a;
+};"""
