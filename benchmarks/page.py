@@ -1,8 +1,8 @@
 """Page weight: every byte a browser fetches before the first step is painted, and in all once every
 slide's frames are prefetched, raw, gzip and brotli, as the server sends them, per deck (chapter 3's
 when the real model is installed; skipped with the server's reason when it is not). The list
-of files comes from loading the page in headless Chromium (the resource timings against the first
-paint); each is then fetched again with each Accept-Encoding and its bytes on the wire counted.
+of files comes from loading the page in headless Chromium (the requests made before the first
+step's frame was drawn); each is then fetched again with each Accept-Encoding and its bytes on the wire counted.
 
 Run with ``make bench``; prints a table, asserts nothing.
 """
@@ -38,31 +38,41 @@ def wire_bytes(client: httpx.Client, url: str, encoding: str) -> tuple[int, str]
         return len(b"".join(r.iter_raw())), r.headers.get("content-type", "")
 
 
-# Before the page's scripts: when the first step is painted (the task after the rAF after the first
-# "framedrawn"), note the time; every resource that had finished by then was needed for it.
+# Before the page's scripts: note when the first step's frame is drawn ("framedrawn": the DOM holds
+# it) and when it is painted (the task after the rAF after that). Every resource asked for before the
+# frame was drawn was needed for it; what the page asks for after (the motion module, the controllers
+# bound once the step is up, the other slides' frames) is not, however fast it arrives. Counting by
+# the request, not by its arrival, keeps the count the same on a loaded machine, where the paint
+# waits longer and more of what came after it has arrived by then.
 FIRST_PAINT = """window.addEventListener("DOMContentLoaded", () => {
-  document.getElementById("player")?.addEventListener("framedrawn", () => requestAnimationFrame(() => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => { window.__firstPaint ??= performance.now(); };
-    channel.port2.postMessage(null);
-  }), { once: true });
+  document.getElementById("player")?.addEventListener("framedrawn", () => {
+    window.__frameDrawn ??= performance.now();
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => { window.__firstPaint ??= performance.now(); };
+      channel.port2.postMessage(null);
+    });
+  }, { once: true });
 });"""
-RESOURCES = """() => [location.href, ...performance.getEntriesByType("resource").map((e) => [e.name, e.responseEnd])]"""
+RESOURCES = """() => [location.href, ...performance.getEntriesByType("resource").map((e) => [e.name, e.startTime])]"""
 
 
-def fetched(browser, url: str) -> tuple[list[str], list[str]]:
-    """The URLs fetched before the first step was painted, and all fetched until the network is idle."""
+def fetched(browser, url: str, slowdown: float = 1) -> tuple[list[str], list[str]]:
+    """The URLs asked for before the first step was drawn (so needed to paint it), and all fetched until
+    the network is idle."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.add_init_script(FIRST_PAINT)
+    if slowdown > 1:  # a loaded machine: Chromium's own CPU throttling
+        page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": slowdown})
     page.goto(url)
     page.wait_for_selector("#player.ready", state="attached")
     page.wait_for_function("() => window.__firstPaint !== undefined")
     page.wait_for_load_state("networkidle")
-    painted = page.evaluate("window.__firstPaint")
+    drawn = page.evaluate("window.__frameDrawn")
     entries = page.evaluate(RESOURCES)
     page.close()
     resources = entries[1:]
-    return [entries[0], *(u for u, end in resources if end <= painted)], [entries[0], *(u for u, _ in resources)]
+    return [entries[0], *(u for u, start in resources if start < drawn)], [entries[0], *(u for u, _ in resources)]
 
 
 def weigh(client: httpx.Client, urls: list[str], base: str) -> tuple[dict, dict]:
