@@ -1,8 +1,9 @@
 """The first load stays light: what Chromium asked for before a deck's first step was drawn (as
 ``benchmarks/page.py`` measures it) weighs under its
 TARGET_GZIP (64 kB; it says why) gzip on the wire, and the frames fetched by then are the first
-slide's alone: the rest prefetch after the paint. Bytes, not times: the same page always weighs the same, on an idle machine
-or a loaded one (the second test loads it again with the CPU slowed six times)."""
+slide's alone: the rest prefetch after the paint. Bytes, not times: the same page always weighs the
+same, on an idle machine or a loaded one (the second test loads it again with the CPU slowed six
+times)."""
 
 from __future__ import annotations
 
