@@ -132,7 +132,7 @@ def test_space_and_enter_press_the_focused_button_not_the_talk(kb, server_url) -
     page.keyboard.press("Space")
     assert first.inner_text() != before and position(page) == ("map-size", "3")
     page.keyboard.press("PageDown")  # the clicker still steps
-    page.wait_for_function("document.querySelector('#player').dataset.slide === 'values'")
+    page.wait_for_function("() => document.querySelector('#player').dataset.slide === 'values'")
 
 
 def test_speaker_view_pause_takes_space(page, server_url) -> None:

@@ -101,7 +101,7 @@ def test_growth_widget_is_interactive_and_keeps_the_clicker(open_talk) -> None:
     assert first.inner_text() == "163,840 tokens"
     assert page.locator("#player").get_attribute("data-step") == "3"
     page.keyboard.press("PageDown")  # ...but the clicker still moves the talk
-    page.wait_for_function("document.querySelector('#player').dataset.slide === 'values'")
+    page.wait_for_function("() => document.querySelector('#player').dataset.slide === 'values'")
     page.keyboard.press("ArrowRight")  # focus left the hidden slide, so arrows step again
     assert page.locator("#player").get_attribute("data-step") == "2"
 

@@ -157,7 +157,7 @@ def test_a_signed_tensors_negative_and_positive_cells_differ_in_colour(browser, 
                 open_at(page, server_url, deck, hash_)
                 if page.evaluate("document.documentElement.dataset.theme") != theme:
                     page.keyboard.press("d")
-                    page.wait_for_function(f"document.documentElement.dataset.theme === '{theme}'")
+                    page.wait_for_function(f"() => document.documentElement.dataset.theme === '{theme}'")
                 for t in page.evaluate(SIGNS):
                     seen.append((deck, hash_, t["tensor"]))
                     assert len(t["neg"]) == 1 and len(t["pos"]) == 1, t  # one hue per side of zero

@@ -211,7 +211,7 @@ def test_the_exported_speaker_view_says_live_rooms_need_the_server(browser, site
     for press in (lambda: speaker.locator("#room-start").click(), lambda: speaker.keyboard.press("r")):
         speaker.evaluate("document.querySelector('#room-status').textContent = ''")
         press()
-        speaker.wait_for_function("document.querySelector('#room-status').textContent !== ''")
+        speaker.wait_for_function("() => document.querySelector('#room-status').textContent !== ''")
         status = speaker.locator("#room-status").inner_text()
         assert "needs the server" in status and "static export" in status, status
         assert "Unexpected token" not in status and "JSON" not in status

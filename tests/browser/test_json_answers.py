@@ -38,7 +38,7 @@ def test_a_slides_frames_answered_with_html_say_so_on_the_stage(page, server_url
     page.unroute("**/slides/attention-map/frames")
     page.keyboard.press("Shift+ArrowLeft")  # a slide that loads draws, and the message goes
     page.wait_for_selector('#player[data-slide="every-token"]', state="attached")
-    page.wait_for_function("document.querySelector('.frame-failure').hidden")
+    page.wait_for_function("() => document.querySelector('.frame-failure').hidden")
     no_json_parse_errors(watch)
 
 
@@ -48,7 +48,7 @@ def test_a_room_answered_with_html_says_what_came_back(page, server_url) -> None
     page.goto(f"{server_url}/talk/{DECK}/presenter")
     page.wait_for_selector("#presenter.ready", state="attached")
     page.locator("#room-start").click()
-    page.wait_for_function("document.querySelector('#room-status').textContent !== ''")
+    page.wait_for_function("() => document.querySelector('#room-status').textContent !== ''")
     assert page.locator("#room-status").inner_text() == (
         "could not start a room: the server answered HTTP 502 Bad Gateway with text/html, not JSON")
     assert page.locator("#room-start").is_enabled()

@@ -94,7 +94,7 @@ def test_a_url_written_while_a_step_waits_wins(open_talk) -> None:
       location.hash = '#/5/1';
       document.body.dispatchEvent(new KeyboardEvent('keyup', keys));
     }""")
-    page.wait_for_function("document.querySelector('#player').dataset.step === '1'")
+    page.wait_for_function("() => document.querySelector('#player').dataset.step === '1'")
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
     assert state(page)[1:] == ("1", "#/5/1")
 
@@ -125,7 +125,7 @@ def test_back_button_returns_to_previous_slide(open_talk) -> None:
     page.keyboard.press("ArrowRight")  # new slide: a history entry
     page.keyboard.press("ArrowRight")  # same slide: replaced
     page.go_back()
-    page.wait_for_function("document.querySelector('#player').dataset.slide === 'title'")
+    page.wait_for_function("() => document.querySelector('#player').dataset.slide === 'title'")
     assert state(page)[0] == "title"
 
 
