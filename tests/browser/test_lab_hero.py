@@ -167,7 +167,7 @@ def test_a_phone_shows_the_map_first_and_the_controls_in_a_sheet(sized, real_mod
     page.locator('input[name="model-head"][value="5"]').check()
     assert painted(page, "head=5")["layer"] == ["9"]
     page.keyboard.press("Escape")
-    page.wait_for_selector("#lab-text", state="hidden", timeout=2000)  # after the sheet's slide
+    page.wait_for_selector("#lab-text", state="hidden", timeout=15_000)  # after the sheet's slide
     assert toggle.get_attribute("aria-expanded") == "false"
     assert page.evaluate("document.activeElement.id") == "lab-sheet-toggle"
     # the grid scrolls inside its box (its edge shows there is more), the page never sideways

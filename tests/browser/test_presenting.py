@@ -69,7 +69,7 @@ def wait_position(page, slide: str, step: int, root: str = "#player") -> None:
     page.wait_for_function(
         "([root, slide, step]) => { const el = document.querySelector(root);"
         " return el.dataset.slide === slide && el.dataset.step === step; }",
-        arg=[root, slide, str(step)], timeout=5000)
+        arg=[root, slide, str(step)], timeout=15_000)
 
 
 # ---------------------------------------------------------------------------------------------
