@@ -1,9 +1,10 @@
 """Every label says what is drawn, over every frame of every deck in slides/ (issue 31, "the class").
 
-- A tensor's shape label (the player draws ``label`` and ``shape``) is the drawn shape: on each axis
-  the window shows every index, or it runs from the first to the last with the elided ones marked
-  (a gap the player draws as … or ⋮). A crop from the middle of a bigger map, or one row of it, is
-  labelled with its own shape.
+- A tensor's shape label, as the player writes it (``drawnShape`` in static/js/lib/format.js, run
+  here with node), is the drawn shape: the full size on an axis whose window runs from the first
+  index to the last (the elided ones drawn as … or ⋮), else the number of rows or columns shown —
+  one row of a map is 1 × n, a crop its own size. (``shape`` stays the full tensor's: a sourced
+  tensor's window indexes the API's answer.)
 - A note saying "rows a–b of n" names a tensor of the frame whose window is those rows of n.
 - A percentage in a caption, note or card is a number the frame carries (a weight, a widget's
   figure), or the mean of a drawn tensor's outlined cells; when it is only that mean, the text says
@@ -16,9 +17,13 @@ Self-contained: it builds each deck with the frames package (chapter 3 on the in
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +31,7 @@ import pytest
 from attention_talk.frames import build_deck, load_deck, needs_model
 from attention_talk.paths import data_dir
 
+HARNESS = Path(__file__).with_name("format_harness.mjs")
 DECKS = sorted(data_dir("slides").glob("*.y*ml"))
 PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?%")
 ROWS_OF = re.compile(r"\brows? (\d[\d,]*)\s?[–-]\s?(\d[\d,]*) of (\d[\d,]*)")
@@ -50,31 +56,47 @@ def _frames(all_frames) -> Iterator[tuple[str, dict]]:
         yield from frames
 
 
-def axis_is_drawn_whole(n: int, index: list[int]) -> bool:
-    """The window of one axis stands for all ``n`` indices: it holds them all, or its first is 0 and
-    its last n − 1, increasing, so that every elided run sits between two shown indices."""
-    if index != sorted(set(index)):
-        return False
-    return len(index) == n or (index[0] == 0 and index[-1] == n - 1)
+def run_drawn_shape(calls: list[tuple[list[int], list[int], list[int]]]) -> list[list[int]]:
+    """The player's drawnShape (static/js/lib/format.js, which the matrix view's title and the
+    tensor's table caption draw) on each (shape, row window, column window), in one node process."""
+    node = shutil.which("node")
+    assert node, "node is needed to run the player's label code (apt-get install nodejs)"
+    payload = [["drawnShape", [list(s), list(r), list(c)]] for s, r, c in calls]
+    done = subprocess.run([node, str(HARNESS)], input=json.dumps(payload), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
-def test_axis_rule_on_windows() -> None:
-    assert axis_is_drawn_whole(7168, [0, 1, 2, 3, 4, 7167])
-    assert axis_is_drawn_whole(11, list(range(11)))
-    assert not axis_is_drawn_whole(11, [10])  # one row of an 11-row map
-    assert not axis_is_drawn_whole(20, list(range(10, 20)))  # the second half
-    assert not axis_is_drawn_whole(128, [0, 1, 2])  # the start, no last index
+def expected_label(n: int, index: list[int]) -> int:
+    """One axis as it should be labelled: the full size when the window runs from the first index to
+    the last (the elided ones drawn as a gap between shown ones), else the number of indices shown."""
+    spans = index == sorted(set(index)) and index[0] == 0 and index[-1] == n - 1
+    return n if spans else len(index)
+
+
+def test_the_player_labels_a_row_and_a_crop_with_their_own_shape() -> None:
+    got = run_drawn_shape([([7, 7168], [0, 1, 2, 3, 4, 5, 6], [0, 1, 2, 3, 4, 7167]),
+                           ([11, 11], [10], list(range(11))),
+                           ([20, 20], list(range(10, 20)), list(range(10))),
+                           ([7168, 128], [0, 1, 2], [0, 1, 127])])
+    assert got == [[7, 7168], [1, 11], [10, 10], [3, 128]]
 
 
 def test_every_shape_label_is_the_drawn_shape(all_frames) -> None:
+    shown = [(where, t) for where, f in _frames(all_frames) for t in f["tensors"]]
+    labels = run_drawn_shape([(t["shape"], t["row_index"], t["col_index"]) for _, t in shown])
     bad = []
-    for where, f in _frames(all_frames):
-        for t in f["tensors"]:
-            for axis, (n, index) in enumerate(zip(t["shape"], (t["row_index"], t["col_index"]), strict=False)):
-                if not axis_is_drawn_whole(n, index):
-                    bad.append(f"{where} {t['name']!r} ({t['label']}): shape {t['shape']} but axis {axis} "
-                               f"draws {len(index)} indices {index[0]}…{index[-1]}")
-            assert len(t["values"]) == len(t["row_index"]) and all(len(r) == len(t["col_index"]) for r in t["values"])
+    for (where, t), label in zip(shown, labels, strict=True):
+        rows, cols = len(t["values"]), {len(r) for r in t["values"]}
+        assert (rows, cols) == (len(t["row_index"]), {len(t["col_index"])}), f"{where} {t['name']}: values ≠ window"
+        want = [expected_label(n, w) for n, w in zip(t["shape"], (t["row_index"], t["col_index"]), strict=False)]
+        if label != want:
+            bad.append(f"{where} {t['name']!r} ({t['label']}): labelled {label}, draws {want} "
+                       f"(shape {t['shape']}, rows {t['row_index'][0]}…{t['row_index'][-1]})")
+        for n, w, shown_n in zip(t["shape"], (t["row_index"], t["col_index"]), label, strict=False):
+            if shown_n > len(w):  # a label larger than the window: the elided indices sit inside it
+                assert w[0] == 0 and w[-1] == n - 1, f"{where} {t['name']}: elided indices at an edge"
     assert not bad, "\n".join(bad)
 
 
@@ -196,3 +218,12 @@ def test_every_gguf_source_tag_names_keys_the_file_has(all_frames, gguf_keys) ->
                         bad.append(f"{where}: source {tag!r} names {key!r}, which the file does not have")
     assert named, "no GGUF key was named: the test reads no source tags"
     assert not bad, "\n".join(sorted(set(bad)))
+
+
+def test_the_views_title_tensors_with_the_drawn_shape() -> None:
+    """The matrix's title and its table's caption write drawnShape's dimensions, not the full shape."""
+    static = Path(__file__).resolve().parents[1] / "static" / "js" / "views"
+    for view in ("matrix.js", "tensor-table.js"):
+        code = (static / view).read_text(encoding="utf-8")
+        assert "shape(drawnShape(t.shape, t.row_index, t.col_index))" in code, view
+        assert "shape(t.shape)" not in code, view

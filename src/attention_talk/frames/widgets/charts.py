@@ -71,6 +71,8 @@ class WeightBarsData(WidgetData):
                                            "when given (the chapter-1 builder leaves the key out).")
     future: list[bool] | None = Field(default=None, description="True where the causal mask blocks the bar "
                                       "(its weight is exactly 0): drawn with the masked look.")
+    masked_text: str = Field(default="future: masked", description="What a masked bar's track says (a bar "
+                             "masked for another reason than the future says that reason).")
 
 
 class WeightBarsWidget(Widget):
