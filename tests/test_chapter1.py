@@ -66,7 +66,8 @@ def test_counter_follows_facts(frames) -> None:
     assert flops_at(frames, "many-heads", 4) == 939_524_096 + 65_536 * 7
     # the counter never goes down and appears from the W_Q step on
     steps = [(s, i) for s, n in OUTLINE for i in range(1, n + 1)]
-    values = [flops_at(frames, s, i) for s, i in steps if any(c.id.startswith("flops-") for c in frames[s][i - 1].counters)]
+    values = [flops_at(frames, s, i) for s, i in steps
+              if any(c.id.startswith("flops-") for c in frames[s][i - 1].counters)]
     assert values[0] == 1_835_008
     per_sentence = values[:-2]  # the last two steps show the per-token bill
     assert per_sentence == sorted(per_sentence)
@@ -181,7 +182,9 @@ def test_map_growth_is_quadratic_and_ends_at_max_positions() -> None:
         assert b["cells"] == 4 * a["cells"]
     for s in sizes:
         assert s["cells"] == s["n"] ** 2 and s["bytes"] == 2 * s["n"] ** 2
-        assert s["context_flops"] == 65_536 * s["n"]
+        assert s["qk_flops"] == 2 * 128 * s["n"] ** 2  # one head's Q·Kᵀ, the counter's scope there
+    small = growth_sizes(costs("deepseek-v3.2"), 3)[0]  # an independent count: 2 FLOPs per product
+    assert small["qk_flops"] == sum(2 for _i in range(3) for _j in range(3) for _d in range(128))
 
 
 def test_sum_of_heads_equals_concat_times_w_o(deck) -> None:
