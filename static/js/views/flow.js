@@ -72,10 +72,8 @@ function render(el, w) {
   link(root, at["Q·Kᵀ"], at["A = softmax"]);
   // between the map and softmax: the scaling and the mask, the whole operation's other two steps
   const map = at["Q·Kᵀ"], soft = at["A = softmax"];
-  label(root, "÷ √d_k", { class: "diagram-small flow-between", x: (map.x + map.w + soft.x) / 2, y: map.cy - 14,
-    "text-anchor": "middle" });
-  label(root, "+ M", { class: "diagram-small flow-between", x: (map.x + map.w + soft.x) / 2, y: map.cy + 30,
-    "text-anchor": "middle" });
+  label(root, "÷ √d_k, + M", { class: "diagram-small flow-between", x: (map.x + map.w + soft.x) / 2, y: map.y - 12,
+    "text-anchor": "middle" });  // above the arrow: the gap between the nodes is narrower than the words
   down(root, at["A = softmax"], at["Z = A·V"]);
   link(root, at.V, at["Z = A·V"]);
   link(root, at["Z = A·V"], at.W_O);
