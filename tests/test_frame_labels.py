@@ -227,3 +227,12 @@ def test_the_views_title_tensors_with_the_drawn_shape() -> None:
         code = (static / view).read_text(encoding="utf-8")
         assert "shape(drawnShape(t.shape, t.row_index, t.col_index))" in code, view
         assert "shape(t.shape)" not in code, view
+
+
+def test_the_config_says_whether_d_k_was_read_or_computed(real_model, gguf_keys) -> None:
+    """This file has no key_length: d_k is computed (576 / 9), and the model's config says so."""
+    c = real_model.config
+    has = f"{c.architecture}.attention.key_length" in gguf_keys
+    assert c.head_dim_read is has
+    if not has:
+        assert c.head_dim * c.heads == c.d_model
