@@ -32,7 +32,7 @@ OUTLINE = [
 
 
 def flops_at(frames, slide: str, step: int) -> int:
-    (c,) = [c for c in frames[slide][step - 1].counters if c.id == "flops"]
+    (c,) = [c for c in frames[slide][step - 1].counters if c.id.startswith("flops-")]
     return int(c.value)
 
 
@@ -66,10 +66,23 @@ def test_counter_follows_facts(frames) -> None:
     assert flops_at(frames, "many-heads", 4) == 939_524_096 + 65_536 * 7
     # the counter never goes down and appears from the W_Q step on
     steps = [(s, i) for s, n in OUTLINE for i in range(1, n + 1)]
-    values = [flops_at(frames, s, i) for s, i in steps if any(c.id == "flops" for c in frames[s][i - 1].counters)]
+    values = [flops_at(frames, s, i) for s, i in steps
+              if any(c.id.startswith("flops-") for c in frames[s][i - 1].counters)]
     assert values[0] == 1_835_008
     per_sentence = values[:-2]  # the last two steps show the per-token bill
     assert per_sentence == sorted(per_sentence)
+
+
+def test_each_counter_keeps_one_scope_stated_on_it(frames) -> None:
+    """A counter's label starts with what it counts (heads, tokens); a new scope is a new counter (its
+    own id: the chip is replaced, not grown), and one id never changes scope."""
+    scopes: dict[str, set[str]] = {}
+    for slide_frames in frames.values():
+        for f in slide_frames:
+            for c in f.counters:
+                scopes.setdefault(c.id, set()).add(" · ".join(c.label.split(" · ")[1:3]))
+    assert scopes == {"flops-1-token": {"1 head · 1 token"}, "flops-1-head": {"1 head · 7 tokens"},
+                      "flops-all-heads": {"128 heads · 7 tokens"}, "flops-per-token": {"per token · 128 heads"}}
 
 
 @pytest.mark.parametrize("n", [1, 7, 100, 4096])
@@ -169,7 +182,9 @@ def test_map_growth_is_quadratic_and_ends_at_max_positions() -> None:
         assert b["cells"] == 4 * a["cells"]
     for s in sizes:
         assert s["cells"] == s["n"] ** 2 and s["bytes"] == 2 * s["n"] ** 2
-        assert s["context_flops"] == 65_536 * s["n"]
+        assert s["qk_flops"] == 2 * 128 * s["n"] ** 2  # one head's Q·Kᵀ, the counter's scope there
+    small = growth_sizes(costs("deepseek-v3.2"), 3)[0]  # an independent count: 2 FLOPs per product
+    assert small["qk_flops"] == sum(2 for _i in range(3) for _j in range(3) for _d in range(128))
 
 
 def test_sum_of_heads_equals_concat_times_w_o(deck) -> None:

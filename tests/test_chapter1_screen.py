@@ -156,5 +156,10 @@ def test_honest_labels(deck, frames) -> None:
     assert all(f in stack.narration for f in ("61", "first 3", "other 58", "129,280"))
     assert "plain multi-head" in frames["many-heads"][3].notes[0].text
     real = frames["many-heads"][4]
-    for figure in ("187,105,280", "469,762,048", "48,758,784", "192", "2,048", "plain multi-head"):
+    for figure in ("187,105,280", "469,762,048", "2,048", "plain multi-head"):
         assert figure in real.notes[0].text and figure in real.narration, figure
+    # positions are never introduced in chapter 1: no score width "128 + 64 for positions" (chapter 4 has MLA)
+    assert "192" not in real.notes[0].text + real.narration and "position" not in real.notes[0].text + real.narration
+    assert "Chapter four" in real.notes[0].text
+    bars = {w.id: w.data for w in real.widgets}["real-weights"]
+    assert bars.values[2] == 48_758_784 and bars.labels[2] == "MLA's W_Q"  # W_Q's figure is on the bars

@@ -97,7 +97,7 @@ NESTED = {"Card": {"title", "body", "tag", "kind"}, "DenseNode": {"index", "valu
           "HeadMap": {"title", "weights", "job", "score", "targets"}, "ConcatBlock": {"title", "job", "shape"},
           "HeatmapZoom": {"title", "rows", "cols", "weights", "targets"},
           "FlashTile": {"rows", "cols", "s", "m_tilde", "l_tilde", "m", "l", "o"},
-          "GrowthSize": {"n", "cells", "bytes", "context_flops", "projection_flops", "cells_formula"},
+          "GrowthSize": {"n", "cells", "bytes", "qk_flops", "qk_formula", "cells_formula"},
           "HistogramSeries": {"label", "kind", "edges", "counts", "stat"},
           "PipelineStage": {"title", "formula", "shape"},
           "SliderOption": {"n", "cells", "bytes", "all_heads_bytes", "side", "cells_formula"}}

@@ -70,7 +70,7 @@ def test_walk_every_step(open_talk, watch, server_url) -> None:
 
 def test_counter_is_drawn_from_the_frame(talk) -> None:
     page = talk.open(DECK, "#/6/3")
-    chip = page.locator('#slide-query-matrix .counter-chip[data-counter="flops"] .value')
+    chip = page.locator('#slide-query-matrix .counter-chip[data-counter="flops-1-token"] .value')
     chip.wait_for()
     assert chip.inner_text() == "1,835,008"
 

@@ -81,6 +81,7 @@ class Config:
     vocab: int  # {arch}.vocab_size, else the number of tokens
     context_length: int  # {arch}.context_length
     tied_embeddings: bool  # no output.weight: the output layer is the token embedding
+    head_dim_read: bool = False  # head_dim read from {arch}.attention.key_length (else computed d / h)
 
 
 def _field(reader, key: str, default=None):
@@ -138,5 +139,6 @@ def read_config(reader) -> Config:
         norm_eps=float(_field(reader, f"{arch}.attention.layer_norm_rms_epsilon", 1e-5)),
         vocab=int(_field(reader, f"{arch}.vocab_size", len(reader.fields["tokenizer.ggml.tokens"].data))),
         context_length=int(_field(reader, f"{arch}.context_length", 2048)),
-        tied_embeddings="output.weight" not in names)
+        tied_embeddings="output.weight" not in names,
+        head_dim_read=f"{arch}.attention.key_length" in reader.fields)
 

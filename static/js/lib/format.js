@@ -52,6 +52,16 @@ export function shape(dims) {
   return dims.map(count).join(" × ");
 }
 
+/** The dimensions a tensor's window draws: on an axis whose window runs from the first index to the
+ * last (its elided runs drawn as … or ⋮) the full size, else the number of indices shown (one row
+ * of a map is 1 × n, a crop its own size). Arguments: the full shape and each axis's shown indices. */
+export function drawnShape(dims, ...windows) {
+  return dims.map((n, a) => {
+    const w = windows[a];
+    return !w || w.length === n || (w[0] === 0 && w[w.length - 1] === n - 1) ? n : w.length;
+  });
+}
+
 /** A size in bytes, in decimal units with three significant digits: 917,504 → "918 kB". */
 export function bytes(b) {
   const units = ["bytes", "kB", "MB", "GB", "TB", "PB"];

@@ -70,6 +70,10 @@ function render(el, w) {
   link(root, at.Q, at["Q·Kᵀ"]);
   link(root, at.K, at["Q·Kᵀ"]);
   link(root, at["Q·Kᵀ"], at["A = softmax"]);
+  // between the map and softmax: the scaling and the mask, the whole operation's other two steps
+  const map = at["Q·Kᵀ"], soft = at["A = softmax"];
+  label(root, "÷ √d_k, + M", { class: "diagram-small flow-between", x: (map.x + map.w + soft.x) / 2, y: map.y - 12,
+    "text-anchor": "middle" });  // above the arrow: the gap between the nodes is narrower than the words
   down(root, at["A = softmax"], at["Z = A·V"]);
   link(root, at.V, at["Z = A·V"]);
   link(root, at["Z = A·V"], at.W_O);

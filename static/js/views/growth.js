@@ -24,7 +24,11 @@ function drawSquare(root, sizes, index, S, x0, y0) {
   } else {
     const prev = sizes[index - 1];
     const ratio = prev.n / cur.n;  // 1/2 for a doubling
+    maskHatch(); // the causal triangle stays: every cell above the diagonal is masked, at any size
+    svg("polygon", { class: "growth-cell masked", points: `${x0},${y0} ${x0 + S},${y0} ${x0 + S},${y0 + S}` }, root);
     svg("rect", { class: "growth-prev", x: x0, y: y0, width: S * ratio, height: S * ratio }, root);
+    svg("polygon", { class: "growth-cell masked",
+      points: `${x0},${y0} ${x0 + S * ratio},${y0} ${x0 + S * ratio},${y0 + S * ratio}` }, root);
     label(root, `${count(prev.n)} × ${count(prev.n)}`, { class: "growth-prev-label",
       x: x0 + (S * ratio) / 2, y: y0 + (S * ratio) / 2, "text-anchor": "middle", "dominant-baseline": "central" });
     svg("line", { class: "growth-grid", x1: x0 + S * ratio, y1: y0, x2: x0 + S * ratio, y2: y0 + S }, root);
@@ -50,8 +54,7 @@ const ROWS = [
   ["context n", (s) => `${count(s.n)} tokens`],
   ["cells in the map (one head)", (s) => count(s.cells)],
   ["memory for one head's map", (s) => bytes(s.bytes)],
-  ["Q·Kᵀ + A·V FLOPs per token", (s) => count(s.context_flops)],
-  ["projection FLOPs per token", (s) => count(s.projection_flops)],
+  ["Q·Kᵀ FLOPs, one head", (s) => count(s.qk_flops)],  // only what the talk has shown so far
 ];
 
 /** The figures of one size: a <dl> of ROWS and the ratio to the previous size. */
@@ -117,7 +120,7 @@ function render(el, w) {
     ROWS.forEach(([, f], i) => { values[i].textContent = f(s); });
     values[1].title = s.cells_formula;
     values[2].title = s.bytes_formula;
-    values[3].title = s.context_formula;
+    values[3].title = s.qk_formula;
     ratio.textContent = index > 0
       ? `${count(s.cells)} ÷ ${count(sizes[index - 1].cells)} = ${number(s.cells / sizes[index - 1].cells, 2)}× the cells`
       : "one score per pair of tokens";

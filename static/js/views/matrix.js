@@ -1,6 +1,6 @@
 // Draws a frame's tensors as SVG matrices. Tensors are keyed by name: one that stays from a step
 // to the next moves and recolours (CSS transitions); a new one fades in; a gone one fades out.
-import { number, shape } from "../lib/format.js";
+import { drawnShape, number, shape } from "../lib/format.js";
 import { TYPE } from "../lib/type.js";
 import { reducedMotion, svg } from "./dom.js";
 import { maskHatch } from "./hatch.js";
@@ -137,7 +137,7 @@ function dressTensor(g, t) {
   const title = g.querySelector(".tensor-title");
   setAttr(title, "class", `tensor-title kind-${t.kind}`);
   if (title.firstChild.nodeValue !== t.label) title.firstChild.nodeValue = t.label;
-  const dims = shape(t.shape);
+  const dims = shape(drawnShape(t.shape, t.row_index, t.col_index));
   const sh = title.querySelector(".tensor-shape");
   if (sh.textContent !== dims) sh.textContent = dims;
 }

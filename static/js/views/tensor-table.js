@@ -2,7 +2,7 @@
 // name and shape as the caption, the row and column labels as headers and every value as the
 // matrix shows it (−∞ for a masked cell; "not shown yet" for a value the step keeps hidden). The
 // SVG drawing itself is hidden from screen readers, except the cells a reader can open.
-import { number, shape } from "../lib/format.js";
+import { drawnShape, number, shape } from "../lib/format.js";
 
 function el(tag, parent, text = null) {
   const e = document.createElement(tag);
@@ -20,7 +20,7 @@ function shown(t, r, c) {
 function table(t) {
   const tab = document.createElement("table");
   tab.dataset.tableFor = t.name;  // not data-tensor: that names the drawing
-  el("caption", tab, `${t.label} (${shape(t.shape)})`);
+  el("caption", tab, `${t.label} (${shape(drawnShape(t.shape, t.row_index, t.col_index))})`);
   const head = el("tr", el("thead", tab));
   el("td", head);
   t.cols.forEach((label, j) => el("th", head, label || `column ${t.col_index[j] + 1}`).setAttribute("scope", "col"));

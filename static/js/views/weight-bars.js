@@ -8,7 +8,8 @@ import { number } from "../lib/format.js";
 import { registerWidget } from "./widgets.js";
 
 export function drawBars(root, { title, labels, values, digits = 3, highlight = null, sum = null,
-  value_labels: valueLabels = null, scale_max: scaleMax = null, future = null }, kind = "weights") {
+  value_labels: valueLabels = null, scale_max: scaleMax = null, future = null,
+  masked_text: maskedText = "future: masked" }, kind = "weights") {
   root.replaceChildren();
   const head = document.createElement("h3");
   head.className = "wb-title";
@@ -42,7 +43,7 @@ export function drawBars(root, { title, labels, values, digits = 3, highlight = 
       track.classList.add("masked-hatch");
       value.textContent = "0";
       const why = document.createElement("span");
-      why.textContent = "future: masked";  // short: it must fit a narrow track
+      why.textContent = maskedText;  // short: it must fit a narrow track
       Object.assign(why.style, { position: "absolute", left: "14px", top: "50%", transform: "translateY(-50%)",
         fontSize: `${TYPE.dense}px`, whiteSpace: "nowrap" });
       track.style.position = "relative";

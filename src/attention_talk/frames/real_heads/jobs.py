@@ -74,6 +74,9 @@ def _grid(ctx: BuildContext, measure: str) -> FrameBody:
 
 
 def _example(ctx: BuildContext, measure: str) -> FrameBody:
+    """The top scorer's map; for induction the second copy's rows over the first copy's columns only
+    (a row whose target falls in the second copy keeps its row, its target undrawn). The note gives
+    the mean and the spread of the outlined cells, the ones drawn."""
     an = analysis(ctx)
     job = an.jobs[measure]
     run = _run_of(an, job)
@@ -81,15 +84,19 @@ def _example(ctx: BuildContext, measure: str) -> FrameBody:
     toks = token_labels(run.tokens)
     n = len(toks)
     rows = list(range(n // 2, n)) if measure == "induction" else list(range(n))
-    cols = list(range(n // 2 + 1)) if measure == "induction" else list(range(n))
+    cols = list(range(n // 2)) if measure == "induction" else list(range(n))
     t = picked("example", f"layer {job.layer}, head {job.head}: {MEASURE_NAMES[measure]}", "weights", maps.weights,
                LAYOUT["example"], rows=rows, cols=cols, row_names=toks, col_names=toks)
-    t.highlight = Highlight(cells=[(q, k) for q, k in targets(job) if q in rows and k in cols])
+    outlined = [(q, k) for q, k in targets(job) if q in rows and k in cols]
+    t.highlight = Highlight(cells=outlined)
     t.identity = head_identity(job.layer, job.head)
     logits = maps.scores / np.sqrt(maps.q.shape[1]) + causal_mask(n)  # (n, n) what softmax turned into A
     t = sourced(derive_weights(t, logits, row_names=toks, col_names=toks), an.model_name, run.text, job.layer,
                 job.head)
-    return FrameBody(tensors=[t], notes=[note("why", LAYOUT["note"], "weights", score=f"{job.best:.0%}")])
+    w = np.array([maps.weights[q, k] for q, k in outlined])
+    figures = {"score": f"{job.best:.0%}", "mean": f"{w.mean():.0%}", "low": f"{w.min():.2f}",
+               "high": f"{w.max():.2f}", "outlined": len(outlined), "rows": len(rows)}
+    return FrameBody(tensors=[t], notes=[note("why", LAYOUT["note"], "weights", **figures)])
 
 
 def _summary(ctx: BuildContext) -> FrameBody:

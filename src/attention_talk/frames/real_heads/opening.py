@@ -65,10 +65,12 @@ def size_rows(ctx: BuildContext, compare: bool) -> list[SizesRow]:
     c, p = ctx.model.config, costs("deepseek-v3.2").preset
     a = c.architecture
     ds = f"cost model preset deepseek-v3.2 ({p.source})"
+    # without key_length in the file, d_k was computed: the tag says from what (sizes.js prints "read from …")
+    d_k = (f" × {a}.attention.key_length" if c.head_dim_read else "; d_k computed as d ÷ heads")
     spec = [("query heads × head width d_k", "query", (c.heads, c.head_dim), (p.heads, p.d_k),
-             f"{a}.attention.head_count × {a}.attention.key_length"),
+             f"{a}.attention.head_count{d_k}"),
             ("key/value heads × d_k", "key", (c.kv_heads, c.head_dim), (p.h_kv, p.d_k),
-             f"{a}.attention.head_count_kv × {a}.attention.key_length"),
+             f"{a}.attention.head_count_kv{d_k}"),
             ("model width d", "output", (1, c.d_model), (1, p.d_model), f"{a}.embedding_length"),
             ("layers", "neutral", (c.layers, 1), (p.layers, 1), f"{a}.block_count")]
     text = lambda n, w: f"{n:,} × {w:,}" if w != 1 and n != 1 else f"{max(n, w):,}"  # noqa: E731

@@ -69,7 +69,9 @@ def _note(stage: str, ctx: BuildContext) -> Note:
         "masked": {"hidden": n * (n - 1) // 2},
         "row": {"word": toks[m], "allowed": m + 1, "total": f"{w[m].sum():.3f}"},
         "weights": {"word": toks[m], "largest": f"{w[m].max():.2f}", "on": toks[int(w[m].argmax())],
-                    "share": f"{an.jobs['previous'].best:.0%}"},
+                    "share": f"{an.jobs['previous'].best:.0%}",
+                    "low": f"{min(w[i, i - 1] for i in range(1, n)):.2f}",
+                    "high": f"{max(w[i, i - 1] for i in range(1, n)):.2f}"},
     }[stage]
     return note("why", LAYOUT["note"], "weights" if stage in ("row", "weights") else "scores", **figures)
 
@@ -98,6 +100,7 @@ def _weights(ctx: BuildContext) -> FrameBody:
     t = tensor("map", f"A = softmax(S / √d_k + M), layer {job.layer}, head {job.head}", "weights", maps.weights,
                LAYOUT["map"], rows=toks, cols=toks, max_rows=n, max_cols=n, digits=2, heat=True, gutter=GUTTER,
                identity=head_identity(job.layer, job.head))
+    t.highlight = Highlight(cells=[(i, i - 1) for i in range(1, n)])  # what the share on the previous token averages
     t = sourced(derive_weights(t, logits, row_names=toks, col_names=toks), an.model_name, an.sentence.text,
                 job.layer, job.head)
     return FrameBody(tensors=[t], notes=[_note("weights", ctx)])

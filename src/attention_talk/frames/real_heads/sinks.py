@@ -72,7 +72,8 @@ def _bars(d: dict, which: str):
              "the same row, first token masked")
     return widget("weight-bars", "sinkbars", LAYOUT["bars"], {
         "title": title, "labels": d["toks"][: m + 1], "values": [float(v) for v in values], "scale_max": 1.0,
-        "digits": 2, "highlight": 0 if which == "with" else int(np.argmax(values)), "sum": float(values.sum())},
+        "digits": 2, "highlight": 0 if which == "with" else int(np.argmax(values)), "sum": float(values.sum()),
+        **({} if which == "with" else {"future": [i == 0 for i in range(m + 1)], "masked_text": "masked"})},
         kind="weights")
 
 

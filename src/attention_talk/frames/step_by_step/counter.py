@@ -22,6 +22,9 @@ class CounterValue:
     value: int
     formula: str
     label: str
+    scope: str = "1-head"  # what the number counts; a new scope is a new counter (its own id), never the old one grown
+
+
 
 
 def _one_head(c: Costs, n: int) -> dict[str, CounterValue]:
@@ -41,7 +44,7 @@ def _one_head(c: Costs, n: int) -> dict[str, CounterValue]:
         ("mix", av, f"+ A·V: 2·d_v·n² = {count(av)}", f"1 head · {tok} · … + A·V"),
         ("w_o", proj_o * n, f"+ W_O: 2·d_v·d·n = {count(proj_o * n)}", f"1 head · {tok} · all of it"),
     ]
-    out = {"q1": CounterValue(proj, f"2·d·d_k = 2 × {d} × {dk}", "1 head · 1 token · W_Q")}
+    out = {"q1": CounterValue(proj, f"2·d·d_k = 2 × {d} × {dk}", "1 head · 1 token · W_Q", "1-token")}
     total = 0
     for stage, added, formula, label in steps:
         total += added
@@ -62,12 +65,12 @@ def flop_counter(c: Costs, n: int, stage: str) -> CounterValue:
     one_head, h = running["w_o"].value, c.preset.heads
     if stage == "heads":
         return CounterValue(one_head * h, f"{count(one_head)} × h = {count(one_head)} × {count(h)}",
-                            f"{count(h)} heads · {count(n)} tokens")
+                            f"{count(h)} heads · {count(n)} tokens · all of it", "all-heads")
     if stage == "per_token":
         total = c.flops_per_token()
         return CounterValue(int(total.at(n).value),
                             f"{total.formula} at n = {count(n)}: ({count(one_head * h)}) ÷ {count(n)}",
-                            "per token · this layer")
+                            f"per token · {count(h)} heads · 1 layer", "per-token")
     raise KeyError(stage)
 
 
@@ -75,5 +78,5 @@ def counter(ctx: BuildContext, stage: CounterStage) -> Counter:
     """The counter at ``stage`` for the deck's preset and story."""
     c = preset(ctx)
     v = flop_counter(c, len(ctx.tokens), stage)
-    return Counter(id="flops", label=f"FLOPs · {v.label}", value=v.value, formula=v.formula,
+    return Counter(id=f"flops-{v.scope}", label=f"FLOPs · {v.label}", value=v.value, formula=v.formula,
                    source=c.flop_source, unit="")

@@ -35,16 +35,17 @@ def _doublings(n0: int, limit: int) -> list[int]:
 
 
 def growth_sizes(c: Costs, n0: int) -> list[dict]:
-    """Context lengths n0, 2·n0, 4·n0, … up to the preset's maximum, with what grows."""
-    total = c.flops_per_token()
+    """Context lengths n0, 2·n0, 4·n0, … up to the preset's maximum, with what grows: the cells and
+    memory of one head's map and its Q·Kᵀ FLOPs (2·d_k·n², the counter's scope: one head, n tokens),
+    nothing the talk has not shown yet (A·V, W_V, W_O and the other heads come later)."""
+    d_k = c.preset.d_k
     out = []
     for n in _doublings(n0, c.preset.max_positions or DEFAULT_LIMIT):
         cells = c.attention_map_cells(n)
         mem = c.attention_map_bytes(n)
         out.append({"n": n, "cells": int(cells.value), "cells_formula": cells.formula,
                     "bytes": int(mem.value), "bytes_formula": mem.formula,
-                    "context_flops": total.per_n * n, "projection_flops": total.constant,
-                    "context_formula": f"{count(total.per_n)} × {count(n)}"})
+                    "qk_flops": 2 * d_k * n * n, "qk_formula": f"2·d_k·n² = 2 × {count(d_k)} × {count(n)}²"})
     return out
 
 

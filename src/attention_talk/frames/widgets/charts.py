@@ -39,9 +39,9 @@ class GrowthSize(WidgetData):
     cells_formula: str = Field(description="How cells is computed.")
     bytes: int = Field(description="Bytes of one head's map.")
     bytes_formula: str = Field(description="How bytes is computed.")
-    context_flops: int = Field(description="QKᵀ + weights × V FLOPs per token at this n.")
-    projection_flops: int = Field(description="Projection FLOPs per token (independent of n).")
-    context_formula: str = Field(description="How context_flops is computed.")
+    qk_flops: int = Field(description="Q·Kᵀ FLOPs of one head over n tokens: 2·d_k·n² (the counter's scope "
+                          "on that slide; A·V, the projections and the other heads come later).")
+    qk_formula: str = Field(description="How qk_flops is computed.")
 
 
 class GrowthData(WidgetData):
@@ -71,6 +71,8 @@ class WeightBarsData(WidgetData):
                                            "when given (the chapter-1 builder leaves the key out).")
     future: list[bool] | None = Field(default=None, description="True where the causal mask blocks the bar "
                                       "(its weight is exactly 0): drawn with the masked look.")
+    masked_text: str = Field(default="future: masked", description="What a masked bar's track says (a bar "
+                             "masked for another reason than the future says that reason).")
 
 
 class WeightBarsWidget(Widget):
