@@ -140,14 +140,16 @@ def feed_forward(x: np.ndarray, lw: Layer, eps: float) -> np.ndarray:
 
 def project(x: np.ndarray, lw: Layer, config: Config, positions: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """This layer's queries (h, n, d_k) and keys (g, n, d_k) after RoPE, and values (g, n, d_k)."""
+    """This layer's queries (h, n, d_k) and keys (g, n, d_k) after RoPE, and values (g, n, d_k), each
+    C-contiguous (so a head's rows are a view, never a copy, and a text extended keeps that layout)."""
     n, dk = x.shape[0], config.head_dim
     h = rms_norm(x, lw.attn_norm, config.norm_eps)  # (n, d)
     q = times(h, lw.wq).reshape(n, config.heads, dk).transpose(1, 0, 2)  # (h, n, d_k)
     k = times(h, lw.wk).reshape(n, config.kv_heads, dk).transpose(1, 0, 2)  # (g, n, d_k)
     v = times(h, lw.wv).reshape(n, config.kv_heads, dk).transpose(1, 0, 2)  # (g, n, d_k)
-    return (rope(q, positions, base=config.rope_base, pairs="adjacent"),
-            rope(k, positions, base=config.rope_base, pairs="adjacent"), v)
+    return (np.ascontiguousarray(rope(q, positions, base=config.rope_base, pairs="adjacent")),
+            np.ascontiguousarray(rope(k, positions, base=config.rope_base, pairs="adjacent")),
+            np.ascontiguousarray(v))
 
 
 Cancel = Callable[[], bool]  # asked between layers: True stops the run (its client has gone)
