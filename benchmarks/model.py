@@ -120,7 +120,8 @@ def main() -> None:
     load_s = time.perf_counter() - start, time.process_time() - start_cpu
     cfg = model.config
     print(f"Python {platform.python_version()}, NumPy {np.__version__}, {os.cpu_count()} cores; {cfg.name}: "
-          f"{cfg.layers} layers, d={cfg.d_model}, {cfg.heads} heads / {cfg.kv_heads} KV heads, float64 weights "
+          f"{cfg.layers} layers, d={cfg.d_model}, {cfg.heads} heads / {cfg.kv_heads} KV heads, "
+          f"{model.weights.embed.dtype} weights "
           f"{model.weights.nbytes / 2**20:.0f} MB; medians\n")
     print(f"load average {os.getloadavg()[0]:.1f}: with other work on the cores, CPU time is the fairer figure\n")
     print(f"| {'what':<14} | {'wall':>13} | {'CPU':>13} | note")
