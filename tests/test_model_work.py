@@ -153,6 +153,36 @@ def test_kept_runs_and_traces_are_bounded_in_the_bytes_they_hold(real_model) -> 
         model.clear_cache()
 
 
+def test_the_kept_bytes_kept_up_to_date_are_the_kept_buffers_recounted(real_model) -> None:
+    """The runner counts kept bytes as entries come and go (``kept.Held``); after every run (new
+    texts, a text extending a kept one, a prefix of one that views its arrays, the same text asked
+    with other maps, evictions under a small bound) the count is the union of every kept run's and
+    trace's buffers, recounted from scratch."""
+    model = real_model
+    model.clear_cache()
+
+    def recount() -> int:
+        held: dict[int, np.ndarray] = {}
+        for buffers in (*model._trace_buffers.values(), *(r.buffers for r in model._cache.values())):
+            held.update(buffers)
+        return sum(a.nbytes for a in held.values())
+
+    base = fresh_text(20, 10)
+    saved = model.cache_bytes
+    try:
+        model.run(base)
+        model.cache_bytes = 3 * model.kept_bytes  # small enough that some runs and traces leave
+        texts = [f"{base} and", f"{base} and the moon", base, fresh_text(21, 10), f"{base} and the moon", base]
+        for i, text in enumerate(texts):
+            model.run(text, want=("weights", "q", "k") if i % 2 else ("weights",))
+            assert model.kept_bytes == recount() > 0
+        model.clear_cache()
+        assert model.kept_bytes == 0
+    finally:
+        model.cache_bytes = saved
+        model.clear_cache()
+
+
 def test_a_view_keeps_its_whole_base() -> None:
     base = np.zeros((9, 8, 8))
     held = runner.held_buffers([base[3], base[4], np.zeros(5), None])

@@ -72,8 +72,9 @@ def test_the_cache_is_the_ggufs_digest_and_format_and_holds_every_weight_in_floa
     arrays = [w.embed, w.out_norm, *(a for lw in w.layers for a in vars(lw).values())]
     assert {a.dtype for a in arrays} == {np.dtype(np.float32)}
     assert not any(a.flags.writeable for a in arrays)  # read-only views of the mapping
-    # the bytes on disk are the weights themselves (one file, no copy kept per process)
-    assert sum(a.nbytes for a in arrays) <= ld.cache_file.stat().st_size < sum(a.nbytes for a in arrays) + 4 * 2**20
+    # the bytes on disk are the weights themselves (one file, no copy kept per process), after the
+    # header (the tokenizer) padded to a huge page
+    assert sum(a.nbytes for a in arrays) <= ld.cache_file.stat().st_size < sum(a.nbytes for a in arrays) + 6 * 2**20
     assert not list(cache_dir.glob("*.tmp"))  # the temporary file was renamed, not left behind
 
 
@@ -82,7 +83,7 @@ def test_the_weights_are_mapped_from_the_file_not_copied(built) -> None:
     base = model.weights.layers[3].wq
     while getattr(base, "base", None) is not None:
         base = base.base
-    assert isinstance(base, mmap.mmap)
+    assert isinstance(base.obj if isinstance(base, memoryview) else base, mmap.mmap)  # np.frombuffer's view
     maps = Path(f"/proc/{os.getpid()}/maps").read_text()
     assert str(ld.cache_file) in maps
 
@@ -113,7 +114,7 @@ def test_a_stale_or_damaged_cache_is_ignored_and_rebuilt(built, gguf, tmp_path, 
     if damage == "truncate":
         data = data[: len(data) - 4096]
     elif damage == "format":
-        data[len(MAGIC) + 8: len(MAGIC) + 8 + length] = header.replace(b'"format": 1', b'"format": 0')
+        data[len(MAGIC) + 8: len(MAGIC) + 8 + length] = header.replace(f'"format": {FORMAT}'.encode(), b'"format": 0')
     elif damage == "digest":
         data[len(MAGIC) + 8: len(MAGIC) + 8 + length] = header.replace(digest.encode(), b"0" * 64)
     else:
@@ -220,3 +221,140 @@ def test_model_cache_builds_the_file_and_says_where(built, gguf, tmp_path) -> No
     run = subprocess.run([sys.executable, "-m", "attention_talk", "model-cache"], env=env, capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 2 and "there is no shared copy to build" in run.stderr
+
+
+# ---- the digest, remembered beside the caches ----------------------------------------------------
+
+from attention_talk.model import weights_cache  # noqa: E402
+from attention_talk.model.weights_cache import DIGESTS, file_digest  # noqa: E402
+
+
+def counting_digests(monkeypatch) -> list[Path]:
+    """Every file ``weights_cache`` hashes from now on, in order."""
+    hashed: list[Path] = []
+    real = weights_cache.gguf_digest
+
+    def counted(path):
+        hashed.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(weights_cache, "gguf_digest", counted)
+    return hashed
+
+
+def test_a_files_digest_is_remembered_until_its_size_or_times_change(tmp_path, monkeypatch) -> None:
+    import hashlib
+
+    hashed = counting_digests(monkeypatch)
+    folder, f = tmp_path / "cache", tmp_path / "model.gguf"
+    f.write_bytes(b"first contents")
+    first = file_digest(folder, f)
+    assert first == hashlib.sha256(b"first contents").hexdigest() and hashed == [f.resolve()]
+    assert file_digest(folder, f) == first and len(hashed) == 1  # remembered: not read again
+    st = f.stat()
+    f.write_bytes(b"other contents")  # the same size; its times are then set back as they were
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert f.stat().st_size == st.st_size and f.stat().st_mtime_ns == st.st_mtime_ns
+    assert file_digest(folder, f) == hashlib.sha256(b"other contents").hexdigest()  # ctime moved: hashed
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # only the mtime
+    assert file_digest(folder, f) == hashlib.sha256(b"other contents").hexdigest() and len(hashed) == 3
+    f.write_bytes(b"longer contents!")  # the size
+    assert file_digest(folder, f) == hashlib.sha256(b"longer contents!").hexdigest() and len(hashed) == 4
+    assert file_digest(folder, f) == hashlib.sha256(b"longer contents!").hexdigest() and len(hashed) == 4
+    (folder / DIGESTS).write_text("{not json")  # a damaged side file: hashed again, and written anew
+    assert file_digest(folder, f) == hashlib.sha256(b"longer contents!").hexdigest() and len(hashed) == 5
+    assert file_digest(folder, f) == hashlib.sha256(b"longer contents!").hexdigest() and len(hashed) == 5
+    assert not list(folder.glob("*.tmp"))
+
+
+def test_a_digest_is_right_when_the_folder_cannot_keep_it(tmp_path) -> None:
+    import hashlib
+
+    blocked, f = tmp_path / "a-file", tmp_path / "model.gguf"
+    blocked.write_text("")
+    f.write_bytes(b"contents")
+    assert file_digest(blocked / "cache", f) == hashlib.sha256(b"contents").hexdigest()
+
+
+def test_a_warm_load_reads_no_byte_of_the_gguf(built, cache_dir, monkeypatch) -> None:
+    """The digest comes from the side file the first load wrote: the GGUF is neither hashed nor opened."""
+    hashed = counting_digests(monkeypatch)
+    monkeypatch.setattr(loading, "open_reader", lambda path: pytest.fail("the GGUF's metadata was read"))
+    ld = Loader()
+    ld.cache_dir = cache_dir
+    model = ld.model()
+    assert hashed == [] and ld.cache_file == built[0].cache_file
+    assert set(ld.seconds) >= {"digest", "open", "total"}
+    assert model.run("The capital of France is").next_tokens[0].token == " Paris"
+
+
+def test_a_changed_gguf_is_hashed_again_and_gets_its_own_cache(built, gguf, tmp_path, monkeypatch) -> None:
+    """A copy of the model file whose name was edited in place: its remembered digest is stale (the
+    file's times changed), so it is hashed again, and that new digest has no cache yet: one is built
+    from the changed file (its name shows it), beside the first, which stays."""
+    import shutil
+
+    copy = tmp_path / "model.gguf"
+    shutil.copyfile(gguf, copy)
+    folder = built[0].cache_dir
+    first = file_digest(folder, copy)  # the same bytes as the packaged file: its cache is there
+    assert first == gguf_digest(gguf) and read_cache(folder, first) is not None
+    data = bytearray(copy.read_bytes())
+    name = built[1].config.name.encode()
+    at = data.index(name)
+    data[at] = ord("T") if data[at] != ord("T") else ord("S")
+    copy.write_bytes(bytes(data))
+    hashed = counting_digests(monkeypatch)
+    ld = Loader(copy)
+    ld.cache_dir = folder
+    model = ld.model()
+    assert hashed == [copy.resolve()]
+    digest = gguf_digest(copy)
+    assert digest != first and ld.cache_file == cache_path(folder, digest) != built[0].cache_file
+    assert model.config.name == data[at: at + len(name)].decode() != built[1].config.name
+    assert read_cache(folder, first) is not None  # the packaged file's cache is still there
+    np.testing.assert_array_equal(model.weights.layers[2].up, built[1].weights.layers[2].up)
+    ld.cache_file.unlink()
+
+
+# ---- the layout: huge-page aligned, written in whole pieces ------------------------------------
+
+from hypothesis import HealthCheck  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sizes=st.lists(st.integers(1, 300), min_size=1, max_size=8), chunk=st.sampled_from([64, 128, 256, 1024]))
+def test_the_data_is_written_in_pieces_that_put_every_array_at_its_offset(monkeypatch, sizes, chunk) -> None:
+    """Oracle: a bytearray with each array's bytes copied at its offset, zeros between."""
+    monkeypatch.setattr(weights_cache, "CHUNK", chunk)
+    rng = np.random.default_rng(len(sizes) * 1000 + chunk)
+    arrays = [rng.normal(size=n).astype(np.float32) for n in sizes]
+    offsets, at = [], 0
+    for a in arrays:
+        offsets.append(at)
+        at = -(-(at + a.nbytes) // weights_cache.ALIGN) * weights_cache.ALIGN
+    want = bytearray(at)
+    for a, off in zip(arrays, offsets, strict=True):
+        want[off: off + a.nbytes] = a.tobytes()
+    pieces = [bytes(p) for p in weights_cache._pieces(arrays, offsets, at)]
+    assert b"".join(pieces) == bytes(want)
+    assert all(len(p) == chunk for p in pieces[:-1]) and 0 < len(pieces[-1]) <= chunk
+
+
+def test_the_weights_start_on_a_huge_page_and_the_mapping_asks_for_huge_pages(built) -> None:
+    ld, model = built
+    data = ld.cache_file.read_bytes()[: 16]
+    (length,) = struct.unpack("<Q", data[len(MAGIC): len(MAGIC) + 8])
+    start = -(-(len(MAGIC) + 8 + length) // weights_cache.DATA_ALIGN) * weights_cache.DATA_ALIGN
+    assert start % (2 << 20) == 0
+    assert ld.cache_file.stat().st_size == start + sum(
+        -(-a.nbytes // weights_cache.ALIGN) * weights_cache.ALIGN for a in weights_cache_arrays(model))
+    smaps = Path(f"/proc/{os.getpid()}/smaps")
+    if smaps.exists() and Path("/sys/kernel/mm/transparent_hugepage/enabled").exists():
+        blocks = smaps.read_text().split(str(ld.cache_file))
+        flags = [line for block in blocks[1:] for line in block.splitlines() if line.startswith("VmFlags:")][:1]
+        assert flags and " hg" in flags[0]  # MADV_HUGEPAGE took
+
+
+def weights_cache_arrays(model):
+    return [a for _, a in weights_cache._named_arrays(model.weights)]

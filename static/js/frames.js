@@ -1,39 +1,44 @@
 // Fetches the frames of every slide once: the first slide's at once, the others in the background
 // once the page is painted and whole (prefetch), so that stepping never waits on the network and the first paint
 // waits for no more than it shows. The cells' derivations (most of the bytes) come separately,
-// per slide, when a derivation panel needs them (derivations). A slide's frames are handed out only
-// once the views of their widget kinds are loaded (views/widget-views.js), so whoever draws a frame
-// it gets (peek, load) draws it at once.
+// per slide, when a derivation panel needs them (derivations). A frame is handed out only once the
+// views of its widget kinds are loaded (views/widget-views.js), so whoever draws a frame it gets
+// (peek, load) draws it at once; load(slide, step) waits for that step's views alone (a link to a
+// slide's first step does not wait for a view only a later step of it draws), load(slide) for all.
 import { fetchJson } from "./lib/fetch-json.js";
 import { framesUrl } from "./lib/site.js";
-import { loadWidgetViews } from "./views/widget-views.js";
+import { loadWidgetViews, viewsLoaded } from "./views/widget-views.js";
 
 export class FrameStore {
   constructor(deckId, slides) {
     this.deckId = deckId;
     this.slides = slides;
-    this.loaded = new Map();
+    this.loaded = new Map(); // slide id → its frames (fetched; each handed out once its views are in)
     this.pending = new Map();
     this.parts = new Map(); // slide id → Promise of its SlideDerivations steps
   }
   url(slideId) {
     return framesUrl(this.deckId, slideId);
   }
-  load(slideId) {
+  /** A Promise of the slide's frames, once the views of `step`'s frame (1-based; null: of every
+   * step) are loaded. */
+  load(slideId, step = null) {
     if (!this.pending.has(slideId)) {
       const p = fetchJson(this.url(slideId), { headers: { Accept: "application/json" } })
         .catch((err) => { throw new Error(`frames for ${slideId}: ${err.message}`); })
-        .then((data) => loadWidgetViews(data.frames).then(() => data.frames))
-        .then((frames) => { this.loaded.set(slideId, frames); return frames; })
+        .then((data) => { this.loaded.set(slideId, data.frames); return data.frames; })
         .catch((err) => { this.pending.delete(slideId); throw err; });
       this.pending.set(slideId, p);
     }
-    return this.pending.get(slideId);
+    return this.pending.get(slideId).then((frames) => {
+      const wanted = step === null ? frames : frames.slice(step - 1, step);
+      return loadWidgetViews(wanted).then(() => frames);
+    });
   }
-  /** Load `first` now, then every other slide in the background once `after` settles (by default:
-   * once the first is painted). */
-  prefetch(first, after = null) {
-    const firstLoad = this.load(first);
+  /** Load `first` now (the views of its `step`; null: of every step), then every slide, with every
+   * view, in the background once `after` settles (by default: once the first is painted). */
+  prefetch(first, after = null, step = null) {
+    const firstLoad = this.load(first, step);
     const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
     const start = after ?? firstLoad.then(painted, painted);
     start.then(() => {
@@ -53,9 +58,9 @@ export class FrameStore {
     }
     return this.parts.get(slideId);
   }
-  /** The frame if it is already here, else null. */
+  /** The frame if it is already here and its views are loaded, else null. */
   peek(slideId, step) {
-    const frames = this.loaded.get(slideId);
-    return frames ? frames[step - 1] : null;
+    const frame = this.loaded.get(slideId)?.[step - 1];
+    return frame && viewsLoaded(frame) ? frame : null;
   }
 }

@@ -56,7 +56,7 @@ export function boot(rootId, page) {
   const frames = new FrameStore(manifest.id, manifest.slides);
   const start = parseHash(location.hash);
   if (start) player.go(start.slide, start.step, { source: "location" });
-  const first = frames.load(player.currentSlide.id);
+  const first = frames.load(player.currentSlide.id, player.state.step);
   first.catch((err) => console.warn(err.message));
 
   const app = { manifest, player, frames, root };
@@ -69,7 +69,7 @@ export function boot(rootId, page) {
     root.classList.add("ready");
   });
   // the other slides' frames once the page is whole: their requests would queue before its modules
-  frames.prefetch(player.currentSlide.id, app.ready);
+  frames.prefetch(player.currentSlide.id, app.ready, player.state.step);
   player.refresh("start");
   // A handle for tests and the browser console; no module reads it.
   window.attentionTalk = app;

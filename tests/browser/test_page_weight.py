@@ -3,7 +3,7 @@
 TARGET_GZIP (64 kB; it says why) gzip on the wire, and the frames fetched by then are the first
 slide's alone: the rest prefetch after the paint. Bytes, not times: the same page always weighs the
 same, on an idle machine or a loaded one (the second test loads it again with the CPU slowed six
-times)."""
+times). A step opened by its link waits for its own step's views alone (the last test)."""
 
 from __future__ import annotations
 
@@ -41,3 +41,27 @@ def test_the_first_paint_asks_for_the_same_files_on_a_slow_machine(browser, serv
     assert sorted(u for u in slow if "favicon" not in u) == sorted(u for u in first if "favicon" not in u)
     assert any(u.endswith("/static/js/main.js") for u in first)
     assert not any(u.endswith("/views/continuity.js") for u in first)  # asked for after the paint
+
+
+def test_a_step_opened_by_its_link_waits_for_its_own_views_alone(browser, server_url) -> None:
+    """A link to chapter 1's attention map (#/9/1: tensors, no widget) fetches that slide's frames and
+    no view that only the slide's later steps draw (the mask, from 9/6); its bytes stay under
+    page.DEEP_BOUND (issue 33's target, page.TARGET_DEEP_GZIP, is lower still). Stepping on to the
+    mask then draws it: its view is loaded when that step needs it."""
+    deck, link = next(iter(page_bench.DEEP_LINKS.items()))
+    first, _ = page_bench.fetched(browser, f"{server_url}/talk/{deck}{link}")
+    frames = [u.split("/slides/")[1].split("/")[0] for u in first if u.endswith("/frames")]
+    assert frames == ["attention-map"]
+    later_only = ("/views/mask.js", "/views/morph.js", "/css/mechanisms.css", "/css/walkthrough.css")
+    assert not [u for u in first if u.endswith(later_only)], first
+    with httpx.Client() as client:
+        totals, _ = page_bench.weigh(client, first, server_url)
+    gzip = sum(t["gzip"] for t in totals.values())
+    assert 10_000 < gzip < page_bench.DEEP_BOUND, totals
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{server_url}/talk/{deck}{link}")
+    page.wait_for_selector("#player.ready", state="attached")
+    page.evaluate("() => { location.hash = '#/9/6'; }")
+    page.wait_for_selector(".slide.active .mech-mask", state="attached", timeout=60_000)
+    page.close()
+

@@ -78,7 +78,7 @@ def pooled_grid(run: Run, layers: int, heads: int, cells: int) -> dict:
     n = len(run.ids)
     m = min(cells, n)
     starts = (np.arange(m) * n) // m  # first token of each block
-    maps = np.stack([run.head(layer, h).weights for layer in range(layers) for h in range(heads)])  # (L·h, n, n)
+    maps = run.maps.stack("weights")  # (L·h, n, n): every layer's heads, in order
     pooled = np.maximum.reduceat(np.maximum.reduceat(maps, starts, axis=1), starts, axis=2)  # (L·h, m, m)
     data = np.rint(np.clip(pooled, 0.0, 1.0) * 255).astype(np.uint8)
     return {"cells": m, "starts": starts.tolist(), "layers": layers, "heads": heads, "encoding": "uint8-base64",

@@ -110,11 +110,15 @@ def times(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     if w.dtype != np.float32:
         return x @ w.T
     n = x.shape[0]
-    padded = np.zeros((n + (-n) % ROWS, x.shape[1]), dtype=np.float32)
-    padded[:n] = x
+    if n % ROWS:
+        padded = np.zeros((n + (-n) % ROWS, x.shape[1]), dtype=np.float32)
+        padded[:n] = x
+    else:
+        padded = x.astype(np.float32)
     out = np.empty((padded.shape[0], w.shape[0]), dtype=np.float32)
+    wt = w.T
     for start in range(0, padded.shape[0], ROWS):
-        np.matmul(padded[start:start + ROWS], w.T, out=out[start:start + ROWS])
+        np.matmul(padded[start:start + ROWS], wt, out=out[start:start + ROWS])
     return out[:n].astype(np.float64)
 
 
@@ -140,14 +144,16 @@ def feed_forward(x: np.ndarray, lw: Layer, eps: float) -> np.ndarray:
 
 def project(x: np.ndarray, lw: Layer, config: Config, positions: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """This layer's queries (h, n, d_k) and keys (g, n, d_k) after RoPE, and values (g, n, d_k)."""
+    """This layer's queries (h, n, d_k) and keys (g, n, d_k) after RoPE, and values (g, n, d_k), each
+    C-contiguous (so a head's rows are a view, never a copy, and a text extended keeps that layout)."""
     n, dk = x.shape[0], config.head_dim
     h = rms_norm(x, lw.attn_norm, config.norm_eps)  # (n, d)
     q = times(h, lw.wq).reshape(n, config.heads, dk).transpose(1, 0, 2)  # (h, n, d_k)
     k = times(h, lw.wk).reshape(n, config.kv_heads, dk).transpose(1, 0, 2)  # (g, n, d_k)
     v = times(h, lw.wv).reshape(n, config.kv_heads, dk).transpose(1, 0, 2)  # (g, n, d_k)
-    return (rope(q, positions, base=config.rope_base, pairs="adjacent"),
-            rope(k, positions, base=config.rope_base, pairs="adjacent"), v)
+    return (np.ascontiguousarray(rope(q, positions, base=config.rope_base, pairs="adjacent")),
+            np.ascontiguousarray(rope(k, positions, base=config.rope_base, pairs="adjacent")),
+            np.ascontiguousarray(v))
 
 
 Cancel = Callable[[], bool]  # asked between layers: True stops the run (its client has gone)
@@ -210,11 +216,13 @@ def extend(weights: Weights, config: Config, prefix: Trace, ids: list[int], reus
             return forward(weights, config, ids, cancel)
     old = [_head_rows(att, reuse) for att in prefix.attention]
     if reuse == n:  # a prefix of the earlier text: every number is already there
-        attention = [_assemble(o, None, n) for o in old]
+        attention = old
         return Trace(residual=prefix.residual[:, :n], attention=attention, hidden=prefix.hidden[:n])
     x = embed_rows(weights, ids[reuse:])  # (m, d) the new tokens
     positions = np.arange(reuse, n)
     residual, attention = [x], []
+    mask = causal_mask(n)  # (n, n), the same for every layer
+    mask.flags.writeable = False
     for i, (lw, o) in enumerate(zip(weights.layers, old, strict=True)):
         check_cancel(cancel, i, len(weights.layers))
         q, k, v = project(x, lw, config, positions)  # (h, m, d_k), (g, m, d_k), (g, m, d_k)
@@ -222,7 +230,7 @@ def extend(weights: Weights, config: Config, prefix: Trace, ids: list[int], reus
         x = x + times(new.concat, lw.wo)  # (m, d)
         x = x + feed_forward(x, lw, config.norm_eps)
         residual.append(x)
-        attention.append(_assemble(o, new, n))
+        attention.append(_assemble(o, new, mask))
     return Trace(residual=np.concatenate([prefix.residual[:, :reuse], np.stack(residual)], axis=1),
                  attention=attention,
                  hidden=np.concatenate([prefix.hidden[:reuse], rms_norm(x, weights.out_norm, config.norm_eps)]))
@@ -236,18 +244,19 @@ def _head_rows(att: GroupedAttention, k: int) -> GroupedAttention:
                             output=att.output[:, :k], temperature=att.temperature)
 
 
-def _assemble(old: GroupedAttention, new: GroupedAttention | None, n: int) -> GroupedAttention:
+def _assemble(old: GroupedAttention, new: GroupedAttention, mask: np.ndarray) -> GroupedAttention:
     """One layer's attention over all n tokens: the old rows, the new rows (``new``: queries of
-    tokens k … n − 1 over every key), and the old queries' raw scores with the new keys."""
-    if new is None:
-        return old
+    tokens k … n − 1 over every key), and the old queries' raw scores with the new keys; ``mask``
+    is the (n, n) causal mask (shared, read-only)."""
     h, k = old.q.shape[:2]
-    g, m = new.k.shape[0], n - k
-    k_new = new.k[:, k:]  # (g, m, d_k)
-    corner = (old.q.reshape(g, h // g, k, -1) @ k_new[:, None].swapaxes(-1, -2)).reshape(h, k, m)  # (h, k, m)
-    scores = np.concatenate([np.concatenate([old.scores, corner], axis=2), new.scores], axis=1)  # (h, n, n)
-    weights = np.concatenate([np.concatenate([old.weights, np.zeros((h, k, m))], axis=2), new.weights], axis=1)
-    mask = causal_mask(n)
+    g, n = new.k.shape[:2]
+    scores = np.empty((h, n, n))
+    scores[:, :k, :k] = old.scores
+    scores[:, :k, k:] = (old.q.reshape(g, h // g, k, -1) @ new.k[:, None, k:].swapaxes(-1, -2)).reshape(h, k, n - k)
+    scores[:, k:] = new.scores
+    weights = np.zeros((h, n, n))
+    weights[:, :k, :k] = old.weights
+    weights[:, k:] = new.weights
     scaled = scores * old.scale
     return GroupedAttention(q=np.concatenate([old.q, new.q], axis=1), k=new.k, v=new.v, scores=scores,
                             scale=old.scale, scaled=scaled, mask=mask, masked=scaled + mask, weights=weights,

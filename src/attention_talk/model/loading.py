@@ -90,13 +90,14 @@ class Loader:
         from attention_talk.model.runner import Model
 
         try:
-            t0 = time.perf_counter()
+            start = t0 = time.perf_counter()
             path = resolve_path(self.path)
             cached, digest, t1 = None, None, t0
             if self.cache_dir is not None:
-                from attention_talk.model.weights_cache import gguf_digest, read_cache
+                from attention_talk.model.weights_cache import file_digest, read_cache
 
-                digest = gguf_digest(path)
+                digest = file_digest(self.cache_dir, path)  # remembered: a warm load reads no GGUF byte
+                t0 = time.perf_counter()
                 cached = read_cache(self.cache_dir, digest)
                 t1 = time.perf_counter()
             if cached is not None:
@@ -118,8 +119,9 @@ class Loader:
             model = Model(path, self._config, tokenizer, weights)
             self._model = model
             self.cache_bytes = self._cache_bytes  # a bound set while loading applies too
-            self.seconds = {"open": t1 - t0, "tokenizer": t2 - t1, "weights": t3 - t2, "total": t3 - t0}
-            log.info("model %s loaded in %.1f s (%.0f MB of weights%s)", self._config.name, t3 - t0,
+            self.seconds = {"digest": t0 - start, "open": t1 - t0, "tokenizer": t2 - t1, "weights": t3 - t2,
+                            "total": t3 - start}
+            log.info("model %s loaded in %.1f s (%.0f MB of weights%s)", self._config.name, t3 - start,
                      weights.nbytes / 2**20, f", mapped from {self.cache_file}" if self.cache_file else "")
         except BaseException as exc:  # kept and raised again to every caller of model() / config()
             self._error = exc

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +33,7 @@ import numpy as np
 from attention_talk.engine.attention import softmax
 from attention_talk.model.forward import Cancel, Decoder, Trace, Weights, extend, forward, logits
 from attention_talk.model.gguf_file import Config
+from attention_talk.model.kept import HeadMaps, HeadTable, Held, held_buffers
 from attention_talk.model.threads import one_blas_thread
 from attention_talk.model.tokenizer import Tokenizer, TokenizerError
 
@@ -41,20 +42,6 @@ WANTS = ("weights", "q", "k", "v", "scores")
 CACHE_BYTES = 256 * 2**20  # runs and traces together; the newest of each is always kept
 CACHE_ENTRIES = 32
 TRACE_ENTRIES = 4  # full traces kept for texts that extend them (a 64-token trace is about 70 MB)
-
-
-@dataclass(frozen=True)
-class HeadMaps:
-    """One head of one layer. q and k are after RoPE; k and v are the head's key/value group's."""
-
-    layer: int
-    head: int
-    kv_head: int
-    weights: np.ndarray | None = None  # (n, n) softmax(q kᵀ/√d_k + causal mask)
-    q: np.ndarray | None = None  # (n, d_k)
-    k: np.ndarray | None = None  # (n, d_k)
-    v: np.ndarray | None = None  # (n, d_k)
-    scores: np.ndarray | None = None  # (n, n) q kᵀ before scaling and masking
 
 
 @dataclass(frozen=True)
@@ -74,7 +61,7 @@ class Run:
     pieces: list[str]  # the byte-level token strings as stored ('Ġold')
     layers: list[int]
     heads: list[int]
-    maps: dict[tuple[int, int], HeadMaps]  # (layer, head) → maps, for the layers and heads asked
+    maps: Mapping[tuple[int, int], HeadMaps]  # (layer, head) → maps, for the layers and heads asked (HeadTable)
     residual: np.ndarray  # (L + 1, n, d): embeddings, then the stream after each layer
     next_tokens: list[NextToken]  # the most likely next tokens, most likely first
     logits: np.ndarray = field(repr=False)  # (V,) for the token after the last one
@@ -89,35 +76,14 @@ class Run:
     @cached_property
     def buffers(self) -> dict[int, np.ndarray]:
         """The buffers this run keeps alive (``held_buffers``)."""
-        return held_buffers([self.residual, self.logits, *(a for m in self.maps.values()
-                                                           for a in (m.weights, m.q, m.k, m.v, m.scores))])
+        maps = self.maps.arrays() if isinstance(self.maps, HeadTable) else (
+            a for m in self.maps.values() for a in (m.weights, m.q, m.k, m.v, m.scores))
+        return held_buffers([self.residual, self.logits, *maps])
 
     @property
     def nbytes(self) -> int:
         """The bytes this run keeps alive: every buffer its arrays view, once and in full."""
         return sum(b.nbytes for b in self.buffers.values())
-
-
-def held_buffers(arrays: Iterable[np.ndarray | None]) -> dict[int, np.ndarray]:
-    """id → array for every buffer ``arrays`` keep alive: a view's whole base (a head's map viewed
-    out of its layer's (h, n, n) array keeps all h maps), each base once. Summing their ``nbytes``
-    counts what is held, not what is seen through the views."""
-    held: dict[int, np.ndarray] = {}
-    for a in arrays:
-        if a is None:
-            continue
-        while isinstance(a.base, np.ndarray):
-            a = a.base
-        held[id(a)] = a
-    return held
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    """A read-only contiguous view, or copy when ``a`` is not contiguous (cached results are shared by
-    every caller; the kept traces they come from are read-only too)."""
-    out = a.view() if a.flags.c_contiguous else np.array(a, order="C")
-    out.flags.writeable = False
-    return out
 
 
 def _freeze(trace: Trace) -> Trace:
@@ -172,6 +138,7 @@ class Model:
         self._cache: OrderedDict[tuple, Run] = OrderedDict()
         self._traces: OrderedDict[tuple[int, ...], Trace] = OrderedDict()
         self._trace_buffers: dict[tuple[int, ...], dict[int, np.ndarray]] = {}
+        self._held = Held()  # the buffers of every kept run and trace, each once (``kept.Held``)
         self._used: OrderedDict[tuple[str, tuple], None] = OrderedDict()  # runs and traces, least recent first
         self._lock = threading.Lock()
 
@@ -190,6 +157,7 @@ class Model:
             self._cache.clear()
             self._traces.clear()
             self._trace_buffers.clear()
+            self._held.clear()
             self._used.clear()
 
     @property
@@ -199,9 +167,7 @@ class Model:
             return self._kept_bytes()
 
     def _kept_bytes(self) -> int:  # the caller holds the lock
-        held = {k: a for buffers in (*self._trace_buffers.values(), *(r.buffers for r in self._cache.values()))
-                for k, a in buffers.items()}
-        return sum(a.nbytes for a in held.values())
+        return self._held.nbytes
 
     def _touch(self, kind: str, key: tuple) -> None:  # the caller holds the lock
         self._used[(kind, key)] = None
@@ -209,13 +175,19 @@ class Model:
         (self._cache if kind == "run" else self._traces).move_to_end(key)
 
     def _keep_run(self, key: tuple, run: Run) -> None:  # the caller holds the lock
+        if key in self._cache:
+            self._held.remove(self._cache[key].buffers)
         self._cache[key] = run
+        self._held.add(run.buffers)
         self._touch("run", key)
         self._evict()
 
     def _keep_trace(self, key: tuple[int, ...], trace: Trace) -> None:  # the caller holds the lock
+        if key in self._traces:
+            self._held.remove(self._trace_buffers[key])
         self._traces[key] = trace
         self._trace_buffers[key] = trace_buffers(trace)
+        self._held.add(self._trace_buffers[key])
         self._touch("trace", key)
         self._evict()
 
@@ -226,9 +198,10 @@ class Model:
             kind, key = victim
             del self._used[victim]
             if kind == "run":
-                del self._cache[key]
+                self._held.remove(self._cache.pop(key).buffers)
             else:
-                del self._traces[key], self._trace_buffers[key]
+                del self._traces[key]
+                self._held.remove(self._trace_buffers.pop(key))
 
     def _victim(self) -> tuple[str, tuple] | None:
         newest = {next((u for u in reversed(self._used) if u[0] == kind), None) for kind in ("run", "trace")}
@@ -262,7 +235,7 @@ class Model:
         layers_, heads_ = pick("layers", layers, self.config.layers), pick("heads", heads, self.config.heads)
         ids = self.tokenize(text, max_tokens)
         full = self._full_run(text, ids, tuple(w for w in WANTS if w in want), top, cancel)
-        maps = {(layer, head): full.maps[(layer, head)] for layer in layers_ for head in heads_}
+        maps = full.maps.select(layers_, heads_)
         return Run(text=text, ids=list(full.ids), tokens=list(full.tokens), pieces=list(full.pieces),
                    layers=layers_, heads=heads_,
                    maps=maps, residual=full.residual, next_tokens=full.next_tokens, logits=full.logits)
@@ -305,14 +278,7 @@ class Model:
         with one_blas_thread():
             last = logits(self.weights, trace.hidden[-1:])[0]  # (V,)
         last.flags.writeable = False  # shared by every caller that asks for this text again
-        maps = {}
-        for layer, att in enumerate(trace.attention):
-            for head in range(self.config.heads):
-                g = att.kv_head_of(head)
-                parts = {"weights": att.weights[head], "q": att.q[head], "k": att.k[g], "v": att.v[g],
-                         "scores": att.scores[head]}
-                maps[(layer, head)] = HeadMaps(layer=layer, head=head, kv_head=g,
-                                               **{w: _frozen(parts[w]) for w in want})
+        maps = HeadTable(trace.attention, want, range(self.config.layers), range(self.config.heads))
         return Run(text=text, ids=list(ids), tokens=[self.tokenizer.display(i) for i in ids],
                    pieces=self.tokenizer.pieces(ids), layers=list(range(self.config.layers)),
                    heads=list(range(self.config.heads)), maps=maps, residual=trace.residual,

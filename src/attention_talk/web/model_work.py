@@ -51,8 +51,12 @@ async def model_call(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 async def load_model(app: FastAPI) -> Model:
-    """The app's model, waiting while it loads (in a worker thread); 503 when there is none."""
-    return await model_call(model_loader(app).model)
+    """The app's model, waiting while it loads (in a worker thread); 503 when there is none. Once
+    loaded it is handed over at once, with no thread hop (a keystroke's request waits for none)."""
+    ld = model_loader(app)
+    if ld.loaded:
+        return ld.model()
+    return await model_call(ld.model)
 
 
 @dataclass

@@ -127,7 +127,7 @@ export class StageController extends Controller {
     const frame = this.frames.peek(slide.id, state.step);
     if (frame) { this.apply(section, frame, before); return; }
     this.showWords(standIn(slide, state.step));
-    this.frames.load(slide.id).then(() => {
+    this.frames.load(slide.id, state.step).then(() => {
       const now = this.player.state;
       if (now.slide === state.slide && now.step === state.step) {
         this.apply(section, this.frames.peek(slide.id, state.step), before);

@@ -5,7 +5,7 @@
 import { number } from "../lib/format.js";
 import { svg } from "../views/dom.js";
 import { rovingLine, setRoving } from "../views/roving.js";
-import { fitted, textWidth } from "./map.js";
+import { fitted, textWidth, themeValue } from "./map.js";
 import { quoted, shown } from "./table.js";
 
 // Each column is as wide as its longest token measured in the font it is drawn in (20 px), so no
@@ -86,8 +86,7 @@ export class LinesView {
   /** The lines: all of them, or (a reader focused) its own lit and the rest faint. */
   paint() {
     const { colW, gap, full, height } = this.g;
-    const css = getComputedStyle(this.stage);
-    const weights = css.getPropertyValue("--weights").trim();
+    const weights = themeValue(this.stage, "--weights");
     const ctx = this.canvas.getContext("2d");
     const dpr = this.canvas.width / full;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);

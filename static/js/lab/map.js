@@ -47,6 +47,19 @@ function hatchPattern(ctx, line, bg) {
 
 let measurer = null;
 /** The width of `text` in px in the monospace font at `size` px (a canvas measures; no layout). */
+const styleReads = new WeakMap(); // element → Map of "theme|--property" → its value there
+
+/** The value of the custom property `name` on `el`, read once per theme (colours.css sets them per
+ * data-theme): a style read after the lab's views were written would make the browser compute the
+ * page's style there and then, on every answer. */
+export function themeValue(el, name) {
+  const key = `${document.documentElement.dataset.theme ?? ""}|${name}`;
+  if (!styleReads.has(el)) styleReads.set(el, new Map());
+  const known = styleReads.get(el);
+  if (!known.has(key)) known.set(key, getComputedStyle(el).getPropertyValue(name).trim());
+  return known.get(key);
+}
+
 export function textWidth(text, size, family) {
   measurer ??= document.createElement("canvas").getContext("2d");
   measurer.font = `${size}px ${family}`;
@@ -228,8 +241,7 @@ export class MapView {
   paint() {
     const { n, cw } = this.g;
     const { values, kind } = this.data;
-    const css = getComputedStyle(this.stage);
-    const colour = (v) => css.getPropertyValue(v).trim();
+    const colour = (v) => themeValue(this.stage, v);
     const role = kind === "weights" ? "--weights" : "--scores";
     const [tint, negative, grid, maskLine, maskBg] = [role, "--negative", "--grid", "--mask-line", "--mask-bg"].map(colour);
     // The talk's scale (views/matrix.js shadeOf, colours.css): floor to the role's strongest tint.

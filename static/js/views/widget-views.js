@@ -35,6 +35,7 @@ const VIEWS = {
 };
 
 const loading = new Map(); // kind → Promise of its module
+const loaded = new Set(); // the kinds whose views are registered
 
 // The kinds styled by talk.css (chapter 1's diagrams); every other kind is styled by walkthrough.css,
 // which the first paint does not fetch: its view waits for that sheet before anything is drawn.
@@ -46,9 +47,17 @@ const styled = (kind, load) => (TALK_STYLED.has(kind) ? load() : Promise.all([lo
 export function loadWidgetViews(frames) {
   const kinds = new Set(frames.flatMap((f) => (f.widgets ?? []).map((w) => w.type)));
   return Promise.all([...kinds].filter((k) => k in VIEWS).map((k) => {
-    if (!loading.has(k)) loading.set(k, styled(k, VIEWS[k]).catch((err) => { loading.delete(k); throw err; }));
+    if (!loading.has(k)) {
+      loading.set(k, styled(k, VIEWS[k]).then(() => { loaded.add(k); },
+        (err) => { loading.delete(k); throw err; }));
+    }
     return loading.get(k);
   }));
+}
+
+/** Whether the views of every widget kind `frame` draws are loaded (a kind without a view counts). */
+export function viewsLoaded(frame) {
+  return (frame.widgets ?? []).every((w) => !(w.type in VIEWS) || loaded.has(w.type));
 }
 
 export { renderWidgets } from "./widgets.js";
