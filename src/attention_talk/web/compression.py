@@ -36,6 +36,10 @@ from starlette_compress import CompressMiddleware
 from attention_talk.web.offload import off_loop
 
 MINIMUM_SIZE = 500  # smaller bodies gain nothing from compression
+# gzip on the fly at its best level: the bodies that reach it are under OFFLOAD_SIZE (a page, a
+# module, a style sheet), where level 9 costs a fraction of a millisecond more than starlette-
+# compress's default 4 and the first paint's ~40 files come about 1 kB lighter in all.
+GZIP_LEVEL = 9
 OFFLOAD_SIZE = 64 * 1024  # bodies this large are compressed in a worker thread, never on the event loop
 
 ENCODERS = {  # content-coding → compress; maximum effort, as each body is compressed only once
@@ -137,7 +141,7 @@ class Compress:
     thread by ``Offload``), then ``weaken_etag_if_encoded``."""
 
     def __init__(self, app: ASGIApp) -> None:
-        self.app = CompressMiddleware(Offload(app), minimum_size=MINIMUM_SIZE)
+        self.app = CompressMiddleware(Offload(app), minimum_size=MINIMUM_SIZE, gzip_level=GZIP_LEVEL)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
