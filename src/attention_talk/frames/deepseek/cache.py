@@ -1,0 +1,68 @@
+"""Slide "Where chapter 1 left us" (``ds.cache``): plain multi-head attention's KV cache at
+DeepSeek-V3.2's sizes, from the cost model: what one token stores, what a long context stores,
+and that every new token reads it all — more bytes than the attention weights themselves."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attention_talk.engine import Costs, costs
+from attention_talk.engine.costs_deepseek import cache_bytes
+from attention_talk.formatting import count
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody
+from attention_talk.frames.deepseek.chapter import CHAPTER
+from attention_talk.frames.deepseek.shared import bars, counter, gigabytes
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.words import note
+
+CONTEXTS = (8_192, 32_768, 131_072)  # context lengths drawn (131,072 = 128k tokens)
+LAYOUT = {"bars": box(60, 150, 900, 480), "note": box(1020, 170, 520, 420)}
+
+
+class CacheParams(Params):
+    stage: Literal["token", "context", "reread"]
+
+
+def _token(c: Costs) -> FrameBody:
+    p = c.preset
+    per = c.kv_numbers_per_token_layer("mha")
+    values = [p.d_k, p.d_v, p.d_k + p.d_v, per.value]
+    labels = ["key, one head", "value, one head", "key + value, one head", f"all {p.heads} heads"]
+    w = bars("per-token", LAYOUT["bars"], "numbers cached per token, one layer", labels, values, kind="key",
+             value_labels=[count(v) for v in values], highlight=3)
+    total = c.kv_bytes_per_token("mha")
+    return FrameBody(widgets=[w], notes=[note("token", LAYOUT["note"], numbers=count(per.value),
+                                              bytes=count(c.kv_bytes_per_token_layer("mha").value),
+                                              total=count(total.value))],
+                     counters=[counter("mha-token", total, "plain multi-head cache per token")])
+
+
+def _context(c: Costs) -> FrameBody:
+    sizes = [cache_bytes(c, "mha", n) for n in CONTEXTS]
+    w = bars("context", LAYOUT["bars"], f"plain multi-head cache, all {c.preset.layers} layers",
+             [f"n = {count(n)}" for n in CONTEXTS], [s.value for s in sizes], kind="key",
+             value_labels=[gigabytes(s.value) for s in sizes], highlight=len(CONTEXTS) - 1)
+    return FrameBody(widgets=[w], notes=[note("context", LAYOUT["note"], ctx=count(CONTEXTS[-1]),
+                                              size=gigabytes(sizes[-1].value))],
+                     counters=[counter("mha-context", sizes[-1])])
+
+
+def _reread(c: Costs) -> FrameBody:
+    n, p = CONTEXTS[-1], c.preset
+    cache = cache_bytes(c, "mha", n).value
+    weights = c.weights_attention().value * p.bytes_per_number * p.layers
+    w = bars("reread", LAYOUT["bars"], "bytes read for every new token", [f"cache, n = {count(n)}",
+             "attention weights W_Q, W_K, W_V, W_O"], [cache, weights], kind="key",
+             value_labels=[gigabytes(cache), gigabytes(weights)], highlight=0)
+    return FrameBody(widgets=[w], notes=[note("reread", LAYOUT["note"], times=count(round(cache / weights)))])
+
+
+STAGES = {"token": _token, "context": _context, "reread": _reread}
+
+
+@CHAPTER.builder("ds.cache", CacheParams, notes=("token", "context", "reread"))
+def cache(ctx: BuildContext, p: CacheParams) -> FrameBody:
+    """Plain multi-head attention's KV cache at DeepSeek-V3.2's sizes: per token, per context, read per token."""
+    return STAGES[p.stage](costs(ctx.deck.preset))

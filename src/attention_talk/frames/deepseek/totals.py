@@ -1,0 +1,72 @@
+"""Slide "The totals" (``ds.totals``): FLOPs per token and cache bytes against the context length
+for plain multi-head, MLA and MLA + DSA at DeepSeek-V3.2's sizes (engine/costs_deepseek.py)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attention_talk.engine import costs
+from attention_talk.engine.costs_deepseek import KINDS, NAMES, cache_bytes, flops_per_token
+from attention_talk.formatting import count, number
+from attention_talk.frames.build_context import BuildContext
+from attention_talk.frames.contract import FrameBody
+from attention_talk.frames.deepseek.chapter import CHAPTER
+from attention_talk.frames.deepseek.shared import bars, cards, counter, gigabytes
+from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.layout import box, columns
+from attention_talk.frames.kit.words import card, note
+
+CONTEXTS = (8_192, 32_768, 131_072)
+LAYOUT = {"cards": box(60, 170, 1480, 400),
+          "grid": columns(box(60, 150, 1480, 440), [1, 1, 1], gap=50), "note": box(60, 620, 1480, 130)}
+KIND_OF = {"mha": "neutral", "mla": "key", "dsa": "weights"}
+
+
+class TotalsParams(Params):
+    stage: Literal["flops", "cache", "summary"]
+
+
+def gflops(x: float) -> str:
+    return f"{number(x / 1e9, 2)} GFLOP"
+
+
+def _summary(ctx: BuildContext) -> FrameBody:
+    c, n = costs(ctx.deck.preset), CONTEXTS[-1]
+    fl = {k: flops_per_token(c, k, n) for k in KINDS}
+    ca = {k: cache_bytes(c, k, n) for k in KINDS}
+    items = [card(k, flops=gflops(fl[k].value), cache=gigabytes(ca[k].value)) for k in KINDS]
+    return FrameBody(widgets=[cards("summary", LAYOUT["cards"], items, columns=3, arrows=True)],
+                     notes=[note("summary", LAYOUT["note"], ctx=count(n))])
+
+
+@CHAPTER.builder("ds.totals", TotalsParams, notes=("flops", "cache", "summary"), cards=KINDS)
+def totals(ctx: BuildContext, p: TotalsParams) -> FrameBody:
+    """FLOPs per token or cache bytes of plain multi-head, MLA and MLA + DSA at three context lengths."""
+    if p.stage == "summary":
+        return _summary(ctx)
+    c = costs(ctx.deck.preset)
+    labels = [NAMES[k] for k in KINDS]
+    body = FrameBody()
+    for i, (n, b) in enumerate(zip(CONTEXTS, LAYOUT["grid"], strict=True)):
+        if p.stage == "flops":
+            got = [flops_per_token(c, k, n) for k in KINDS]
+            text, title = [gflops(x.value) for x in got], f"FLOPs per token, one layer, n = {count(n)}"
+        else:
+            got = [cache_bytes(c, k, n) for k in KINDS]
+            text, title = [gigabytes(x.value) for x in got], f"cache, {c.preset.layers} layers, n = {count(n)}"
+        scale = max(x.value for x in got)
+        body.widgets.append(bars(f"{p.stage}-{i}", b, title, labels, [x.value for x in got], kind="neutral",
+                                 value_labels=text, highlight=2 if p.stage == "flops" else 1, scale_max=scale))
+    n = CONTEXTS[-1]
+    if p.stage == "flops":
+        mla, ds = flops_per_token(c, "mla", n), flops_per_token(c, "dsa", n)
+        body.counters += [counter("mla-flops", mla), counter("dsa-flops", ds)]
+        body.notes.append(note("flops", LAYOUT["note"], ctx=count(n), mla=gflops(mla.value), dsa=gflops(ds.value),
+                               times=number(mla.value / ds.value, 1)))
+    else:
+        mha, mla, ds = (cache_bytes(c, k, n) for k in KINDS)
+        body.counters += [counter("mha-cache", mha), counter("mla-cache", mla)]
+        body.notes.append(note("cache", LAYOUT["note"], ctx=count(n), mha=gigabytes(mha.value),
+                               mla=gigabytes(mla.value), dsa=gigabytes(ds.value),
+                               ratio=number(c.kv_ratio("mha", "mla").value, 1)))
+    return body
