@@ -17,7 +17,7 @@ from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Symbol
 from attention_talk.frames.deepseek.chapter import CHAPTER
 from attention_talk.frames.deepseek.inputs import HEAD, Toy, toy
-from attention_talk.frames.deepseek.shared import bars, counter, max_gap, nums
+from attention_talk.frames.deepseek.shared import bars, counter, max_gap, nums, pos
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_dot, derive_output, derive_projection, derive_scores
 from attention_talk.frames.kit.layout import box
@@ -45,8 +45,8 @@ def _fold_q(t: Toy) -> FrameBody:
     lat, w_uk = t.absb.latents, _head_wuk(t)
     q = tensor("q_c", f"q_C, head {HEAD + 1}", "query", lat.q_c[HEAD], LAYOUT["q"], rows=t.tokens,
                cols=nums("q", w_uk.shape[0]))
-    wt = tensor("w_uk_t", "W_UKᵀ of the head", "weight", w_uk, LAYOUT["wuk"], cols=nums("c", w_uk.shape[1]))
-    ql = derive_projection(tensor("q_lat", "q_C·W_UKᵀ: a query in latent space", "query", t.absb.q_latent[HEAD],
+    wt = tensor("w_uk_t", "W_UKᵀ", "weight", w_uk, LAYOUT["wuk"], cols=nums("c", w_uk.shape[1]))
+    ql = derive_projection(tensor("q_lat", "q_C·W_UKᵀ: latent query", "query", t.absb.q_latent[HEAD],
                                   LAYOUT["ql"], rows=t.tokens, cols=nums("c", w_uk.shape[1])),
                            lat.q_c[HEAD], w_uk, x_name="q_C", w_name="W_UKᵀ", row_names=t.tokens)
     return FrameBody(tensors=[q, wt, ql], symbols=[Symbol(id="times", text="×", x=500, y=355),
@@ -58,11 +58,11 @@ def _equal(t: Toy) -> FrameBody:
     n, lat = len(t.tokens), t.absb.latents
     mask = np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, -np.inf)
     q = np.concatenate([t.absb.q_latent[HEAD], lat.q_r[HEAD]], axis=1)
-    left = derive_scores(tensor("s_lat", "scores against the cache: [q_C·W_UKᵀ ; q_R]·[c_KV ; k_R]ᵀ", "scores",
-                                t.absb.scores[HEAD], LAYOUT["left"], rows=t.tokens, cols=t.tokens),
+    left = derive_scores(tensor("s_lat", "from the cache: c_KV and k_R", "scores",
+                                t.absb.scores[HEAD], LAYOUT["left"], rows=t.tokens, cols=pos(t)),
                          q, lat.cached, row_names=t.tokens, col_names=t.tokens, scale=t.absb.scale, mask=mask)
-    right = derive_scores(tensor("s", "scores with K expanded: [q_C ; q_R]·[k_C ; k_R]ᵀ", "scores",
-                                 t.exp.scores[HEAD], LAYOUT["right"], rows=t.tokens, cols=t.tokens),
+    right = derive_scores(tensor("s", "from expanded keys: k_C and k_R", "scores",
+                                 t.exp.scores[HEAD], LAYOUT["right"], rows=t.tokens, cols=pos(t)),
                           t.exp.q[HEAD], t.exp.k[HEAD], row_names=t.tokens, col_names=t.tokens,
                           scale=t.exp.scale, mask=mask)
     return FrameBody(tensors=[left, right], notes=[note("equal", LAYOUT["note"],
@@ -70,14 +70,14 @@ def _equal(t: Toy) -> FrameBody:
 
 
 def _fold_o(t: Toy) -> FrameBody:
-    lo = derive_output(tensor("lat_out", f"weights·c_KV, head {HEAD + 1}", "output", t.absb.latent_out[HEAD],
+    lo = derive_output(tensor("lat_out", "weights·c_KV", "output", t.absb.latent_out[HEAD],
                               LAYOUT["lo"], rows=t.tokens, cols=nums("c", t.absb.latent_out.shape[2])),
                        t.absb.weights[HEAD], t.absb.latents.c_kv, row_names=t.tokens, key_names=t.tokens,
                        v_name="c_KV")
     s = t.w.sizes
     w_uv = t.w.w_uv[:, HEAD * s["d_v"]:(HEAD + 1) * s["d_v"]]
     w_o = t.w.w_o[HEAD * s["d_v"]:(HEAD + 1) * s["d_v"]]
-    wo = derive_dot(tensor("w_uv_o", "W_UV·W_O of the head: one matrix, multiplied once", "weight",
+    wo = derive_dot(tensor("w_uv_o", "W_UV·W_O, one matrix", "weight",
                            t.absb.w_uv_o[HEAD], LAYOUT["wo"], rows=nums("c", s["r_kv"])),
                     w_uv, w_o.T, kind="projection", formula="W_UV·W_O",
                     title=lambda r, c: f"W_UV row {r + 1} · W_O column {c + 1}",
@@ -93,10 +93,10 @@ def _rope(t: Toy) -> FrameBody:
     folded = t.absb.q_latent[HEAD] @ lat.c_kv.T
     mask = np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, -np.inf)
     left = derive_scores(tensor("s_fold", "folded: (q_C·W_UKᵀ)·c_KVᵀ", "scores", folded + mask, LAYOUT["left"],
-                                rows=t.tokens, cols=t.tokens), t.absb.q_latent[HEAD], lat.c_kv,
+                                rows=t.tokens, cols=pos(t)), t.absb.q_latent[HEAD], lat.c_kv,
                          row_names=t.tokens, col_names=t.tokens, mask=mask)
-    right = derive_scores(tensor("s_turn", "RoPE on q_C and k_C: R_t q_C · R_s k_C", "scores", turned + mask,
-                                 LAYOUT["right"], rows=t.tokens, cols=t.tokens), rope(lat.q_c[HEAD]), rope(k_c),
+    right = derive_scores(tensor("s_turn", "with RoPE: R_t q_C · R_s k_C", "scores", turned + mask,
+                                 LAYOUT["right"], rows=t.tokens, cols=pos(t)), rope(lat.q_c[HEAD]), rope(k_c),
                           row_names=t.tokens, col_names=t.tokens, mask=mask)
     return FrameBody(tensors=[left, right], notes=[note("rope", LAYOUT["note"],
                                                        gap=number(rope_breaks_absorption(t.x, t.w), 2))])
@@ -105,11 +105,11 @@ def _rope(t: Toy) -> FrameBody:
 def _decoupled(t: Toy, ctx: BuildContext) -> FrameBody:
     lat, n, s = t.absb.latents, len(t.tokens), t.w.sizes
     mask = np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, -np.inf)
-    qr = tensor("q_r", f"q_R, head {HEAD + 1}", "query", lat.q_r[HEAD], LAYOUT["qr"], rows=t.tokens,
+    qr = tensor("q_r", "q_R, one head", "query", lat.q_r[HEAD], LAYOUT["qr"], rows=t.tokens,
                 cols=nums("r", s["d_r"]))
-    kr = tensor("k_r", "k_R: one for every head", "key", lat.k_r, LAYOUT["kr"], rows=t.tokens, cols=nums("r", s["d_r"]))
-    sr = derive_scores(tensor("s_r", "the RoPE part of the scores: q_R·k_Rᵀ", "scores",
-                              lat.q_r[HEAD] @ lat.k_r.T + mask, LAYOUT["sr"], rows=t.tokens, cols=t.tokens),
+    kr = tensor("k_r", "k_R, shared", "key", lat.k_r, LAYOUT["kr"], rows=t.tokens, cols=nums("r", s["d_r"]))
+    sr = derive_scores(tensor("s_r", "RoPE scores q_R·k_Rᵀ", "scores",
+                              lat.q_r[HEAD] @ lat.k_r.T + mask, LAYOUT["sr"], rows=t.tokens, cols=pos(t)),
                        lat.q_r[HEAD], lat.k_r, row_names=t.tokens, col_names=t.tokens, mask=mask)
     m = costs(ctx.deck.preset).preset.mla
     return FrameBody(tensors=[qr, kr, sr], notes=[note("decoupled", LAYOUT["note"], real_r=m.qk_rope_head_dim,

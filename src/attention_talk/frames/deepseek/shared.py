@@ -39,6 +39,11 @@ def nums(prefix: str, n: int) -> list[str]:
     return [f"{prefix}{i + 1}" for i in range(n)]
 
 
+def pos(t) -> list[str]:
+    """The keys by position, 1 … n: a map's column labels (token names do not fit side by side)."""
+    return [str(i + 1) for i in range(len(t.tokens))]
+
+
 def gigabytes(x: float) -> str:
     """Bytes as GB with one decimal (10⁹ bytes)."""
     return f"{number(x / 1e9, 1)} GB"

@@ -17,7 +17,7 @@ from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import CellDerivation, DerivPart, FrameBody, Highlight
 from attention_talk.frames.deepseek.chapter import CHAPTER
 from attention_talk.frames.deepseek.inputs import INDEX_HEADS, TOP_K, Toy, toy
-from attention_talk.frames.deepseek.shared import bars, max_gap
+from attention_talk.frames.deepseek.shared import bars, max_gap, pos
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_sum, derive_weights
 from attention_talk.frames.kit.layout import box
@@ -39,7 +39,7 @@ class SparseParams(Params):
 def _index_tensor(t: Toy, b, label: str) -> object:
     idx = t.sparse.index
     dots = np.einsum("jtd,sd->jts", t.q_i, t.k_i)  # (H_I, n, n)
-    out = tensor("index", label, "scores", idx, b, rows=t.tokens, cols=t.tokens)
+    out = tensor("index", label, "scores", idx, b, rows=t.tokens, cols=pos(t))
     out = derive_sum(out, lambda r, c: [(f"head {j + 1}: {number(t.w_i[r, j], 2)} × ReLU({number(dots[j, r, c], 2)})",
                                          float(t.w_i[r, j] * max(dots[j, r, c], 0.0))) for j in range(INDEX_HEADS)],
                      formula="Σ_j w(t, j)·ReLU(q_I(t, j)·k_I(s))",
@@ -70,7 +70,7 @@ def _index(t: Toy) -> FrameBody:
 
 def _keep(t: Toy) -> FrameBody:
     f = t.focus
-    idx = _index_tensor(t, LAYOUT["index"], f"indexer scores: each row keeps its top {TOP_K}")
+    idx = _index_tensor(t, LAYOUT["index"], f"index scores, top {TOP_K} kept")
     keep = t.sparse.keep
     idx.masked = [(r, c) for r in idx.row_index for c in idx.col_index if c <= r and not keep[r, c]]
     idx.highlight = Highlight(rows=[f])
@@ -83,11 +83,11 @@ def _keep(t: Toy) -> FrameBody:
 def _maps(t: Toy) -> FrameBody:
     n = len(t.tokens)
     logits = np.where(t.sparse.keep, t.dense.masked, -np.inf)
-    sparse = derive_weights(tensor("sparse", f"DSA: softmax over the top {TOP_K} keys", "weights",
-                                   t.sparse.attention.weights, LAYOUT["left"], rows=t.tokens, cols=t.tokens,
+    sparse = derive_weights(tensor("sparse", f"DSA: top {TOP_K} keys", "weights",
+                                   t.sparse.attention.weights, LAYOUT["left"], rows=t.tokens, cols=pos(t),
                                    heat=True), logits, row_names=t.tokens, col_names=t.tokens)
-    dense = derive_weights(tensor("dense", f"dense: softmax over all {n} earlier keys", "weights",
-                                  t.dense.weights, LAYOUT["right"], rows=t.tokens, cols=t.tokens, heat=True),
+    dense = derive_weights(tensor("dense", "dense: every earlier key", "weights",
+                                  t.dense.weights, LAYOUT["right"], rows=t.tokens, cols=pos(t), heat=True),
                            t.dense.masked, row_names=t.tokens, col_names=t.tokens)
     kept = [float(t.dense.weights[r][t.sparse.keep[r]].sum()) for r in range(n)]
     return FrameBody(tensors=[sparse, dense], notes=[note("maps", LAYOUT["note"], k=TOP_K,
@@ -98,11 +98,11 @@ def _exact(t: Toy) -> FrameBody:
     n = len(t.tokens)
     full = dsa(t.q, t.kv, t.absb.latents.c_kv, t.q_i, t.k_i, t.w_i, n, scale=t.w.scale)
     masked = attend(t.q, t.kv, t.absb.latents.c_kv, mask=np.where(t.sparse.keep, 0.0, -np.inf), scale=t.w.scale)
-    out = tensor("sparse", f"DSA with k = {n}: every earlier key kept", "weights", full.attention.weights,
-                 LAYOUT["left"], rows=t.tokens, cols=t.tokens, heat=True)
+    out = tensor("sparse", f"DSA with k = {n}", "weights", full.attention.weights,
+                 LAYOUT["left"], rows=t.tokens, cols=pos(t), heat=True)
     out = derive_weights(out, np.where(full.keep, t.dense.masked, -np.inf), row_names=t.tokens, col_names=t.tokens)
     dense = derive_weights(tensor("dense", "dense attention", "weights", t.dense.weights, LAYOUT["right"],
-                                  rows=t.tokens, cols=t.tokens, heat=True), t.dense.masked, row_names=t.tokens,
+                                  rows=t.tokens, cols=pos(t), heat=True), t.dense.masked, row_names=t.tokens,
                            col_names=t.tokens)
     return FrameBody(tensors=[out, dense], notes=[note(
         "exact", LAYOUT["note"], all_keys=n, gap_full=scientific(max_gap(full.output, t.dense.output)),
