@@ -2,9 +2,12 @@
 
 The pictures run multi-head latent attention and DeepSeek sparse attention at widths a slide can
 show — d = 8, 2 heads, query latent 6, key/value latent 4, content width 4, RoPE width 2, value
-width 4; an indexer of 2 heads × 4 keeping the top 3 keys — with weights drawn from the deck's
-seed (``numpy.random.default_rng``), so every number is the engine's and none is trained. The
-token rows X are seeded too; the deck's sentence only names them. The real sizes (the cost
+width 4 — with weights drawn from the deck's seed (``numpy.random.default_rng``), so every number
+is the engine's and none is trained. The token rows X are seeded too; the deck's sentence only
+names them. The indexer (2 heads, keeping the top 3 keys) is designed, not seeded: DeepSeek-V3.2
+trains its indexer to match the dense attention's distribution, so ours imitates the head it
+selects for — head 1 reads the head's own absorbed query against the cache rows [c_KV ; k_R]
+(its index key), head 2 a seeded blend of that query and noise, each weighted one half. The real sizes (the cost
 model's preset) are quoted beside them on the slides, and say so.
 """
 
@@ -21,7 +24,9 @@ from attention_talk.engine.mla import MLAAbsorbed, MLAExplicit, MLAWeights, abso
 from attention_talk.frames.build_context import BuildContext
 
 SIZES = {"d": 8, "heads": 2, "r_q": 6, "r_kv": 4, "d_nope": 4, "d_r": 2, "d_v": 4}
-INDEX_HEADS, INDEX_WIDTH, TOP_K = 2, 4, 3
+INDEX_HEADS, TOP_K = 2, 3
+INDEX_WIDTH = SIZES["r_kv"] + SIZES["d_r"]  # the index key is the cache row
+NOISE = 0.5  # head 2's query: (1 − NOISE)·q + NOISE·seeded noise
 HEAD = 0  # the head the pictures follow
 
 
@@ -35,9 +40,6 @@ class Toy:
     w: MLAWeights
     exp: MLAExplicit
     absb: MLAAbsorbed
-    w_iq: np.ndarray  # (r_q, H_I·d_I)   indexer queries from the query latent
-    w_ik: np.ndarray  # (d, d_I)         the indexer's key
-    w_iw: np.ndarray  # (d, H_I)         the indexer's head weights
     q_i: np.ndarray  # (H_I, n, d_I)
     k_i: np.ndarray  # (n, d_I)
     w_i: np.ndarray  # (n, H_I)
@@ -53,18 +55,16 @@ def build(tokens: list[str], focus: int, seed: int) -> Toy:
     x = rng.normal(size=(n, s["d"]))
     w = seeded_weights(**s, seed=seed + 1)
     exp, absb = explicit(x, w), absorbed(x, w)
-    w_iq = rng.normal(size=(s["r_q"], INDEX_HEADS * INDEX_WIDTH)) / np.sqrt(s["r_q"])
-    w_ik = rng.normal(size=(s["d"], INDEX_WIDTH)) / np.sqrt(s["d"])
-    w_iw = rng.normal(size=(s["d"], INDEX_HEADS)) / np.sqrt(s["d"])
     lat = absb.latents
-    q_i = (lat.c_q @ w_iq).reshape(n, INDEX_HEADS, INDEX_WIDTH).transpose(1, 0, 2)
-    k_i, w_i = x @ w_ik, x @ w_iw
-    q = np.concatenate([absb.q_latent[HEAD], lat.q_r[HEAD]], axis=1)
-    kv = lat.cached
+    q = np.concatenate([absb.q_latent[HEAD], lat.q_r[HEAD]], axis=1)  # (n, r_kv + d_r)
+    kv = lat.cached  # (n, r_kv + d_r)
+    noise = rng.normal(size=q.shape) * np.abs(q).mean()
+    q_i = np.stack([q, (1 - NOISE) * q + NOISE * noise])  # (H_I, n, d_I)
+    k_i, w_i = kv, np.full((n, INDEX_HEADS), 1 / INDEX_HEADS)
     sparse = dsa(q, kv, lat.c_kv, q_i, k_i, w_i, TOP_K, scale=w.scale)  # values: the latent itself
     dense = attend(q, kv, lat.c_kv, causal=True, scale=w.scale)
-    return Toy(tokens=tokens, focus=focus, x=x, w=w, exp=exp, absb=absb, w_iq=w_iq, w_ik=w_ik, w_iw=w_iw,
-               q_i=q_i, k_i=k_i, w_i=w_i, q=q, kv=kv, sparse=sparse, dense=dense)
+    return Toy(tokens=tokens, focus=focus, x=x, w=w, exp=exp, absb=absb, q_i=q_i,
+               k_i=k_i, w_i=w_i, q=q, kv=kv, sparse=sparse, dense=dense)
 
 
 def toy(ctx: BuildContext) -> Toy:

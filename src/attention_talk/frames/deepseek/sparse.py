@@ -76,7 +76,7 @@ def _keep(t: Toy) -> FrameBody:
     idx.highlight = Highlight(rows=[f])
     row = t.sparse.index[f, : f + 1]
     w = bars("row", LAYOUT["row"], f"row “{t.tokens[f]}”: its index scores", t.tokens[: f + 1], row, kind="scores",
-             value_labels=[number(v, 2) for v in row], greyed=[not k for k in keep[f, : f + 1]])
+             value_labels=[f"{number(v, 2)} {'kept' if k else 'dropped'}" for v, k in zip(row, keep[f], strict=False)])
     return FrameBody(tensors=[idx], widgets=[w], notes=[note("keep", LAYOUT["note"], k=TOP_K, word=t.tokens[f])])
 
 

@@ -13,12 +13,11 @@ from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.deepseek.chapter import CHAPTER
 from attention_talk.frames.deepseek.shared import bars, cards, counter, gigabytes
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.layout import box, columns
+from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.words import card, note
 
 CONTEXTS = (8_192, 32_768, 131_072)
-LAYOUT = {"cards": box(60, 170, 1480, 400),
-          "grid": columns(box(60, 150, 1480, 440), [1, 1, 1], gap=50), "note": box(60, 620, 1480, 130)}
+LAYOUT = {"cards": box(60, 160, 1480, 420), "bars": box(60, 140, 1000, 600), "note": box(1120, 160, 420, 440)}
 KIND_OF = {"mha": "neutral", "mla": "key", "dsa": "weights"}
 
 
@@ -45,27 +44,24 @@ def totals(ctx: BuildContext, p: TotalsParams) -> FrameBody:
     if p.stage == "summary":
         return _summary(ctx)
     c = costs(ctx.deck.preset)
-    labels = [NAMES[k] for k in KINDS]
-    body = FrameBody()
-    for i, (n, b) in enumerate(zip(CONTEXTS, LAYOUT["grid"], strict=True)):
-        if p.stage == "flops":
-            got = [flops_per_token(c, k, n) for k in KINDS]
-            text, title = [gflops(x.value) for x in got], f"FLOPs per token, one layer, n = {count(n)}"
-        else:
-            got = [cache_bytes(c, k, n) for k in KINDS]
-            text, title = [gigabytes(x.value) for x in got], f"cache, {c.preset.layers} layers, n = {count(n)}"
-        scale = max(x.value for x in got)
-        body.widgets.append(bars(f"{p.stage}-{i}", b, title, labels, [x.value for x in got], kind="neutral",
-                                 value_labels=text, highlight=2 if p.stage == "flops" else 1, scale_max=scale))
+    flops = p.stage == "flops"
+    got = [(flops_per_token if flops else cache_bytes)(c, k, n) for n in CONTEXTS for k in KINDS]
+    labels = [f"{count(n)} · {NAMES[k]}" for n in CONTEXTS for k in KINDS]
+    title = "FLOPs per token, one layer" if flops else f"cache of one sequence, {c.preset.layers} layers"
+    body = FrameBody(widgets=[bars(p.stage, LAYOUT["bars"], title, labels, [x.value for x in got],
+                                   kind="weights" if flops else "key",
+                                   value_labels=[gflops(x.value) if flops else gigabytes(x.value) for x in got],
+                                   highlight=len(got) - (1 if flops else 2))])
     n = CONTEXTS[-1]
     if p.stage == "flops":
         mla, ds = flops_per_token(c, "mla", n), flops_per_token(c, "dsa", n)
-        body.counters += [counter("mla-flops", mla), counter("dsa-flops", ds)]
+        body.counters.append(counter("dsa-flops", ds))
         body.notes.append(note("flops", LAYOUT["note"], ctx=count(n), mla=gflops(mla.value), dsa=gflops(ds.value),
-                               times=number(mla.value / ds.value, 1)))
+                               times=number(mla.value / ds.value, 1),
+                               mha=gflops(flops_per_token(c, "mha", n).value)))
     else:
         mha, mla, ds = (cache_bytes(c, k, n) for k in KINDS)
-        body.counters += [counter("mha-cache", mha), counter("mla-cache", mla)]
+        body.counters.append(counter("mla-cache", mla))
         body.notes.append(note("cache", LAYOUT["note"], ctx=count(n), mha=gigabytes(mha.value),
                                mla=gigabytes(mla.value), dsa=gigabytes(ds.value),
                                ratio=number(c.kv_ratio("mha", "mla").value, 1)))
