@@ -15,7 +15,9 @@ from attention_talk.frames.deepseek.chapter import CHAPTER
 from attention_talk.frames.deepseek.shared import bars, counter, gigabytes
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import note
+from attention_talk.frames.widgets.mechanisms_model import SizesBar, SizesData, SizesRow
 
 CONTEXTS = (8_192, 32_768, 131_072)  # context lengths drawn (131,072 = 128k tokens)
 LAYOUT = {"bars": box(60, 150, 900, 480), "note": box(1020, 170, 520, 420)}
@@ -28,10 +30,13 @@ class CacheParams(Params):
 def _token(c: Costs) -> FrameBody:
     p = c.preset
     per = c.kv_numbers_per_token_layer("mha")
-    values = [p.d_k, p.d_v, p.d_k + p.d_v, per.value]
-    labels = ["key, one head", "value, one head", "key + value, one head", f"all {p.heads} heads"]
-    w = bars("per-token", LAYOUT["bars"], "numbers cached per token, one layer", labels, values, kind="key",
-             value_labels=[count(v) for v in values], highlight=3)
+    src = f"cost model preset {p.name} ({p.source})"
+    rows = [SizesRow(title=f"{name} cached per token: heads × {sym}", kind=kind, unit="numbers",
+                     bars=[SizesBar(count=p.heads, size=width, text=f"{p.heads} × {width}", source=src)])
+            for name, sym, width, kind in (("keys", "d_k", p.d_k, "key"), ("values", "d_v", p.d_v, "neutral"))]
+    w = widget("sizes", "per-token", LAYOUT["bars"], SizesData(
+        title="plain multi-head attention, one layer", models=["plain multi-head"], rows=rows, stage="file"),
+        kind="neutral")
     total = c.kv_bytes_per_token("mha")
     return FrameBody(widgets=[w], notes=[note("token", LAYOUT["note"], numbers=count(per.value),
                                               bytes=count(c.kv_bytes_per_token_layer("mha").value),

@@ -19,7 +19,7 @@ from attention_talk.frames.deepseek.chapter import CHAPTER
 from attention_talk.frames.deepseek.inputs import INDEX_HEADS, TOP_K, Toy, toy
 from attention_talk.frames.deepseek.shared import bars, max_gap, pos
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.derivations import derive_sum, derive_weights
+from attention_talk.frames.kit.derivations import derive_copy, derive_sum, derive_weights
 from attention_talk.frames.kit.layout import box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.words import note
@@ -55,12 +55,16 @@ def _heads(t: Toy) -> FrameBody:
     f = t.focus
     dots = np.einsum("jd,sd->js", t.q_i[:, f], t.k_i[: f + 1])  # (H_I, f + 1)
     parts = t.w_i[f][:, None] * np.maximum(dots, 0.0)  # (H_I, f + 1)  w(t, j)·ReLU(q_I·k_I)
-    body = FrameBody(notes=[note("heads", LAYOUT["note"], word=t.tokens[f])])
-    for j, b in enumerate((LAYOUT["keys"], LAYOUT["perkey"])):
-        body.widgets.append(bars(f"head-{j}", b, f"indexer head {j + 1}, weight {number(t.w_i[f, j], 2)}: "
-                                 "w·ReLU(q_I·k_I)", t.tokens[: f + 1], parts[j], kind="scores",
-                                 value_labels=[number(v, 2) for v in parts[j]]))
-    return body
+    heads = [f"head {j + 1}" for j in range(INDEX_HEADS)]
+    grid = tensor("parts", f"row “{t.tokens[f]}”: w·ReLU(q_I·k_I) per head", "scores", parts, LAYOUT["keys"],
+                  rows=heads, cols=pos(t)[: f + 1], heat=True)
+    grid = derive_copy(grid, lambda r, c: (f"w = {number(t.w_i[f, r], 2)} × ReLU(q_I·k_I = {number(dots[r, c], 3)})",
+                                           float(parts[r, c])),
+                       formula="w(t, j)·ReLU(q_I(t, j)·k_I(s))", title=lambda r, c: f"{heads[r]}, key {c + 1}")
+    total = parts.sum(axis=0)
+    w = bars("sum", LAYOUT["perkey"], "their sum: the index score", t.tokens[: f + 1], total, kind="scores",
+             value_labels=[number(v, 2) for v in total])
+    return FrameBody(tensors=[grid], widgets=[w], notes=[note("heads", LAYOUT["note"], word=t.tokens[f])])
 
 
 def _index(t: Toy) -> FrameBody:

@@ -5,19 +5,25 @@ from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
+
 from attention_talk.engine import costs
 from attention_talk.engine.costs_deepseek import KINDS, NAMES, cache_bytes, flops_per_token
 from attention_talk.formatting import count, number
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.deepseek.chapter import CHAPTER
-from attention_talk.frames.deepseek.shared import bars, cards, counter, gigabytes
+from attention_talk.frames.deepseek.shared import bars, counter, gigabytes
 from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import box
-from attention_talk.frames.kit.words import card, note
+from attention_talk.frames.kit.tensors import tensor
+from attention_talk.frames.kit.words import note
 
 CONTEXTS = (8_192, 32_768, 131_072)
-LAYOUT = {"cards": box(60, 160, 1480, 420), "bars": box(60, 140, 1000, 600), "note": box(1120, 160, 420, 440)}
+LAYOUT = {"bars": box(60, 140, 940, 600), "grid": box(1060, 140, 480, 300), "note": box(1060, 470, 480, 270),
+          "left": box(60, 140, 700, 330), "right": box(840, 140, 700, 330), "wide": box(60, 520, 1480, 130)}
+SHORT = {"mha": "MHA", "mla": "MLA", "dsa": "MLA + DSA"}
 KIND_OF = {"mha": "neutral", "mla": "key", "dsa": "weights"}
 
 
@@ -29,16 +35,26 @@ def gflops(x: float) -> str:
     return f"{number(x / 1e9, 2)} GFLOP"
 
 
+def table(c, flops: bool, b) -> object:
+    """FLOPs per token (GFLOP) or cache (GB) of each kind at each context: a heat table, each cell
+    derived from its cost-model count (formula and value)."""
+    got = [[(flops_per_token if flops else cache_bytes)(c, k, n) for n in CONTEXTS] for k in KINDS]
+    vals = np.array([[x.value / 1e9 for x in row] for row in got])
+    t = tensor("flops-grid" if flops else "cache-grid", "GFLOP per token" if flops else "cache, GB", "scores"
+               if flops else "key", vals, b, rows=[SHORT[k] for k in KINDS], cols=[count(n) for n in CONTEXTS],
+               heat=True, digits=1)
+    return derive_copy(t, lambda r, col: (f"{got[r][col].formula} = {count(got[r][col].value)}, ÷ 10⁹",
+                                          float(vals[r, col])),
+                       formula="cost model", title=lambda r, col: got[r][col].label)
+
+
 def _summary(ctx: BuildContext) -> FrameBody:
     c, n = costs(ctx.deck.preset), CONTEXTS[-1]
-    fl = {k: flops_per_token(c, k, n) for k in KINDS}
-    ca = {k: cache_bytes(c, k, n) for k in KINDS}
-    items = [card(k, flops=gflops(fl[k].value), cache=gigabytes(ca[k].value)) for k in KINDS]
-    return FrameBody(widgets=[cards("summary", LAYOUT["cards"], items, columns=3, arrows=True)],
-                     notes=[note("summary", LAYOUT["note"], ctx=count(n))])
+    return FrameBody(tensors=[table(c, True, LAYOUT["left"]), table(c, False, LAYOUT["right"])],
+                     notes=[note("summary", LAYOUT["wide"], ctx=count(n))])
 
 
-@CHAPTER.builder("ds.totals", TotalsParams, notes=("flops", "cache", "summary"), cards=KINDS)
+@CHAPTER.builder("ds.totals", TotalsParams, notes=("flops", "cache", "summary"))
 def totals(ctx: BuildContext, p: TotalsParams) -> FrameBody:
     """FLOPs per token or cache bytes of plain multi-head, MLA and MLA + DSA at three context lengths."""
     if p.stage == "summary":
@@ -52,6 +68,7 @@ def totals(ctx: BuildContext, p: TotalsParams) -> FrameBody:
                                    kind="weights" if flops else "key",
                                    value_labels=[gflops(x.value) if flops else gigabytes(x.value) for x in got],
                                    highlight=len(got) - (1 if flops else 2))])
+    body.tensors.append(table(c, flops, LAYOUT["grid"]))
     n = CONTEXTS[-1]
     if p.stage == "flops":
         mla, ds = flops_per_token(c, "mla", n), flops_per_token(c, "dsa", n)
