@@ -30,7 +30,7 @@ class CacheParams(Params):
 def _token(c: Costs) -> FrameBody:
     p = c.preset
     per = c.kv_numbers_per_token_layer("mha")
-    src = f"cost model preset {p.name} ({p.source})"
+    src = f"cost model preset {p.name}"
     rows = [SizesRow(title=f"{name} cached per token: heads × {sym}", kind=kind, unit="numbers",
                      bars=[SizesBar(count=p.heads, size=width, text=f"{p.heads} × {width}", source=src)])
             for name, sym, width, kind in (("keys", "d_k", p.d_k, "key"), ("values", "d_v", p.d_v, "neutral"))]
