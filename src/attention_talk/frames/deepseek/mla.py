@@ -78,10 +78,10 @@ def _expand(t: Toy) -> FrameBody:
     i = HEAD
     w_uk = t.w.w_uk[:, i * s["d_nope"]:(i + 1) * s["d_nope"]]
     w_uv = t.w.w_uv[:, i * s["d_v"]:(i + 1) * s["d_v"]]
-    k = derive_projection(tensor("k_c", f"K_C = c_KV·W_UK, head {i + 1}", "key", t.exp.k_c[i], LAYOUT["k"],
+    k = derive_projection(tensor("k_c", f"K_C = c_KV·W_UK ({i + 1})", "key", t.exp.k_c[i], LAYOUT["k"],
                                  rows=t.tokens, cols=nums("k", s["d_nope"])), lat.c_kv, w_uk, x_name="c_KV",
                           w_name="W_UK", row_names=t.tokens)
-    v = derive_projection(tensor("v", f"V = c_KV·W_UV, head {i + 1}", "value", t.exp.v[i], LAYOUT["v"],
+    v = derive_projection(tensor("v", f"V = c_KV·W_UV ({i + 1})", "value", t.exp.v[i], LAYOUT["v"],
                                  rows=t.tokens, cols=nums("v", s["d_v"])), lat.c_kv, w_uv, x_name="c_KV",
                           w_name="W_UV", row_names=t.tokens)
     return FrameBody(tensors=[_latent(t, LAYOUT["ckv"], "c_KV"), k, v], notes=[note("expand", LAYOUT["note"])])
