@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attention_talk.engine import Costs, costs
+import numpy as np
+
+from attention_talk.engine import Costs, Count, costs
 from attention_talk.engine.costs_deepseek import cache_bytes
 from attention_talk.formatting import count
 from attention_talk.frames.build_context import BuildContext
@@ -14,13 +16,16 @@ from attention_talk.frames.contract import FrameBody
 from attention_talk.frames.deepseek.chapter import CHAPTER
 from attention_talk.frames.deepseek.shared import bars, counter, gigabytes
 from attention_talk.frames.kit.chapter import Params
+from attention_talk.frames.kit.derivations import derive_copy
 from attention_talk.frames.kit.layout import box
+from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import note
 from attention_talk.frames.widgets.mechanisms_model import SizesBar, SizesData, SizesRow
 
 CONTEXTS = (8_192, 32_768, 131_072)  # context lengths drawn (131,072 = 128k tokens)
-LAYOUT = {"bars": box(60, 150, 900, 480), "note": box(1020, 170, 520, 420)}
+LAYOUT = {"bars": box(60, 150, 900, 420), "note": box(1020, 170, 520, 420), "low": box(60, 600, 1480, 140),
+          "table": box(60, 400, 900, 180), "tall": box(60, 300, 600, 280)}
 
 
 class CacheParams(Params):
@@ -38,7 +43,7 @@ def _token(c: Costs) -> FrameBody:
         title="plain multi-head attention, one layer", models=["plain multi-head"], rows=rows, stage="file"),
         kind="neutral")
     total = c.kv_bytes_per_token("mha")
-    return FrameBody(widgets=[w], notes=[note("token", LAYOUT["note"], numbers=count(per.value),
+    return FrameBody(widgets=[w], notes=[note("token", LAYOUT["low"], numbers=count(per.value),
                                               bytes=count(c.kv_bytes_per_token_layer("mha").value),
                                               total=count(total.value))],
                      counters=[counter("mha-token", total, "plain multi-head cache per token")])
@@ -49,8 +54,9 @@ def _context(c: Costs) -> FrameBody:
     w = bars("context", LAYOUT["bars"], f"plain multi-head cache, all {c.preset.layers} layers",
              [f"n = {count(n)}" for n in CONTEXTS], [s.value for s in sizes], kind="key",
              value_labels=[gigabytes(s.value) for s in sizes], highlight=len(CONTEXTS) - 1)
-    return FrameBody(widgets=[w], notes=[note("context", LAYOUT["note"], ctx=count(CONTEXTS[-1]),
-                                              size=gigabytes(sizes[-1].value))],
+    table = _table("context-gb", "the same, in GB", sizes, [count(n) for n in CONTEXTS])
+    return FrameBody(widgets=[w], tensors=[table],
+                     notes=[note("context", LAYOUT["low"], ctx=count(CONTEXTS[-1]), size=gigabytes(sizes[-1].value))],
                      counters=[counter("mha-context", sizes[-1])])
 
 
@@ -61,7 +67,25 @@ def _reread(c: Costs) -> FrameBody:
     w = bars("reread", LAYOUT["bars"], "bytes read for every new token", [f"cache, n = {count(n)}",
              "attention weights W_Q, W_K, W_V, W_O"], [cache, weights], kind="key",
              value_labels=[gigabytes(cache), gigabytes(weights)], highlight=0)
-    return FrameBody(widgets=[w], notes=[note("reread", LAYOUT["note"], times=count(round(cache / weights)))])
+    parts = [cache_bytes(c, "mha", n), Count(weights, f"{c.weights_attention().formula} weights × "
+                                              f"{p.bytes_per_number} bytes × {p.layers} layers", c.source, "bytes",
+                                              "attention weights, every layer")]
+    table = _table("reread-gb", "GB read per new token", parts, ["cache", "weights"], vertical=True)
+    return FrameBody(widgets=[w], tensors=[table],
+                     notes=[note("reread", LAYOUT["low"], times=count(round(cache / weights)))])
+
+
+def _table(name: str, label: str, counts: list[Count], names: list[str], vertical: bool = False) -> object:
+    """Counts in GB as a one-row (``vertical``: one-column) table, each cell derived from its cost-model formula."""
+    vals = np.array([[x.value / 1e9 for x in counts]])
+    vals = vals.T if vertical else vals
+    b = LAYOUT["tall"] if vertical else LAYOUT["table"]
+    t = tensor(name, label, "key", vals, b, rows=names if vertical else ["GB"], cols=["GB"] if vertical else names,
+               digits=1, heat=True)
+    at = (lambda r, col: counts[r]) if vertical else (lambda r, col: counts[col])
+    return derive_copy(t, lambda r, col: (f"{at(r, col).formula} = {count(at(r, col).value)} bytes, ÷ 10⁹",
+                                          float(vals[r, col])), formula="cost model",
+                       title=lambda r, col: at(r, col).label)
 
 
 STAGES = {"token": _token, "context": _context, "reread": _reread}

@@ -26,6 +26,7 @@ from attention_talk.frames.kit.words import note
 
 LAYOUT = {
     "index": box(60, 140, 760, 450), "side": box(900, 160, 640, 400), "note": box(60, 620, 1480, 130),
+    "low": box(60, 640, 1480, 110), "keys2": box(60, 150, 700, 300), "perkey2": box(840, 380, 700, 220),
     "row": box(900, 150, 640, 440), "left": box(60, 140, 700, 450), "right": box(840, 140, 700, 450),
     "keys": box(60, 150, 700, 420), "perkey": box(840, 150, 700, 420),
 }
@@ -64,7 +65,7 @@ def _heads(t: Toy) -> FrameBody:
     total = parts.sum(axis=0)
     w = bars("sum", LAYOUT["perkey"], "their sum: the index score", t.tokens[: f + 1], total, kind="scores",
              value_labels=[number(v, 2) for v in total])
-    return FrameBody(tensors=[grid], widgets=[w], notes=[note("heads", LAYOUT["note"], word=t.tokens[f])])
+    return FrameBody(tensors=[grid], widgets=[w], notes=[note("heads", LAYOUT["low"], word=t.tokens[f])])
 
 
 def _index(t: Toy) -> FrameBody:
@@ -116,11 +117,11 @@ def _exact(t: Toy) -> FrameBody:
 def _cost(ctx: BuildContext) -> FrameBody:
     c = costs(ctx.deck.preset)
     k = c.preset.dsa_top_k
-    keys = bars("keys", LAYOUT["keys"], f"keys each new token reads, n = {count(REAL_N)}",
+    keys = bars("keys", LAYOUT["keys2"], f"keys each new token reads, n = {count(REAL_N)}",
                 ["indexer: every key", "MLA without DSA", "MLA with DSA"], [REAL_N, REAL_N, k], kind="key",
                 value_labels=[count(REAL_N), count(REAL_N), count(k)], highlight=2)
     idx, per = indexer_per_key(c), mla_context_per_key(c)
-    work = bars("perkey", LAYOUT["perkey"], "FLOPs per key read, one layer", ["indexer", "MLA attention"],
+    work = bars("perkey", LAYOUT["perkey2"], "FLOPs per key read, one layer", ["indexer", "MLA attention"],
                 [idx.value, per.value], kind="scores", value_labels=[count(idx.value), count(per.value)])
     return FrameBody(widgets=[keys, work], notes=[note("cost", LAYOUT["note"], k=count(k), ctx=count(REAL_N),
                                                       times=count(round(per.value / idx.value)))])

@@ -22,7 +22,7 @@ from attention_talk.frames.kit.words import note
 
 CONTEXTS = (8_192, 32_768, 131_072)
 LAYOUT = {"bars": box(60, 140, 940, 600), "grid": box(1060, 140, 480, 300), "note": box(1060, 470, 480, 270),
-          "left": box(60, 140, 700, 330), "right": box(840, 140, 700, 330), "wide": box(60, 520, 1480, 130)}
+          "left": box(60, 140, 700, 440), "right": box(840, 140, 700, 440), "wide": box(60, 620, 1480, 120)}
 SHORT = {"mha": "MHA", "mla": "MLA", "dsa": "MLA + DSA"}
 KIND_OF = {"mha": "neutral", "mla": "key", "dsa": "weights"}
 
