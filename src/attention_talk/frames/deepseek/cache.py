@@ -24,7 +24,7 @@ from attention_talk.frames.kit.words import note
 from attention_talk.frames.widgets.mechanisms_model import SizesBar, SizesData, SizesRow
 
 CONTEXTS = (8_192, 32_768, 131_072)  # context lengths drawn (131,072 = 128k tokens)
-LAYOUT = {"bars": box(60, 150, 900, 420), "note": box(1020, 170, 520, 420), "low": box(60, 600, 1480, 140),
+LAYOUT = {"bars": box(60, 125, 900, 420), "note": box(1020, 170, 520, 420), "low": box(60, 600, 1480, 140),
           "table": box(60, 400, 900, 180), "tall": box(60, 300, 600, 280)}
 
 
@@ -39,6 +39,8 @@ def _token(c: Costs) -> FrameBody:
     rows = [SizesRow(title=f"{name} cached per token: heads × {sym}", kind=kind, unit="numbers",
                      bars=[SizesBar(count=p.heads, size=width, text=f"{p.heads} × {width}", source=src)])
             for name, sym, width, kind in (("keys", "d_k", p.d_k, "key"), ("values", "d_v", p.d_v, "neutral"))]
+    rows.append(SizesRow(title="layers, each with its own cache", kind="output", unit="layers",
+                         bars=[SizesBar(count=p.layers, size=1, text=str(p.layers), source=src)]))
     w = widget("sizes", "per-token", LAYOUT["bars"], SizesData(
         title="plain multi-head attention, one layer", models=["plain multi-head"], rows=rows, stage="file"),
         kind="neutral")
@@ -64,9 +66,10 @@ def _reread(c: Costs) -> FrameBody:
     n, p = CONTEXTS[-1], c.preset
     cache = cache_bytes(c, "mha", n).value
     weights = c.weights_attention().value * p.bytes_per_number * p.layers
+    half = cache_bytes(c, "mha", CONTEXTS[1]).value
     w = bars("reread", LAYOUT["bars"], "bytes read for every new token", [f"cache, n = {count(n)}",
-             "attention weights W_Q, W_K, W_V, W_O"], [cache, weights], kind="key",
-             value_labels=[gigabytes(cache), gigabytes(weights)], highlight=0)
+             f"cache, n = {count(CONTEXTS[1])}", "attention weights W_Q, W_K, W_V, W_O"], [cache, half, weights],
+             kind="key", value_labels=[gigabytes(cache), gigabytes(half), gigabytes(weights)], highlight=0)
     parts = [cache_bytes(c, "mha", n), Count(weights, f"{c.weights_attention().formula} weights × "
                                               f"{p.bytes_per_number} bytes × {p.layers} layers", c.source, "bytes",
                                               "attention weights, every layer")]

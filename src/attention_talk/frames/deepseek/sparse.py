@@ -26,7 +26,9 @@ from attention_talk.frames.kit.words import note
 
 LAYOUT = {
     "index": box(60, 140, 760, 450), "side": box(900, 160, 640, 400), "note": box(60, 620, 1480, 130),
-    "low": box(60, 640, 1480, 110), "keys2": box(60, 150, 700, 300), "perkey2": box(840, 380, 700, 220),
+    "low": box(60, 640, 1480, 110), "keys2": box(60, 150, 900, 250), "perkey2": box(60, 420, 900, 150),
+    "grid": box(60, 140, 760, 170), "gridnote": box(880, 150, 660, 150), "sum": box(60, 330, 1480, 420),
+    "costnote": box(60, 640, 1480, 110), "table": box(60, 400, 1480, 220),
     "row": box(900, 150, 640, 440), "left": box(60, 140, 700, 450), "right": box(840, 140, 700, 450),
     "keys": box(60, 150, 700, 420), "perkey": box(840, 150, 700, 420),
 }
@@ -57,15 +59,15 @@ def _heads(t: Toy) -> FrameBody:
     dots = np.einsum("jd,sd->js", t.q_i[:, f], t.k_i[: f + 1])  # (H_I, f + 1)
     parts = t.w_i[f][:, None] * np.maximum(dots, 0.0)  # (H_I, f + 1)  w(t, j)·ReLU(q_I·k_I)
     heads = [f"head {j + 1}" for j in range(INDEX_HEADS)]
-    grid = tensor("parts", f"row “{t.tokens[f]}”: w·ReLU(q_I·k_I) per head", "scores", parts, LAYOUT["keys"],
+    grid = tensor("parts", f"row “{t.tokens[f]}”: w·ReLU(q_I·k_I) per head", "scores", parts, LAYOUT["grid"],
                   rows=heads, cols=pos(t)[: f + 1], heat=True)
     grid = derive_copy(grid, lambda r, c: (f"w = {number(t.w_i[f, r], 2)} × ReLU(q_I·k_I = {number(dots[r, c], 3)})",
                                            float(parts[r, c])),
                        formula="w(t, j)·ReLU(q_I(t, j)·k_I(s))", title=lambda r, c: f"{heads[r]}, key {c + 1}")
     total = parts.sum(axis=0)
-    w = bars("sum", LAYOUT["perkey"], "their sum: the index score", t.tokens[: f + 1], total, kind="scores",
+    w = bars("sum", LAYOUT["sum"], "their sum: the index score", t.tokens[: f + 1], total, kind="scores",
              value_labels=[number(v, 2) for v in total])
-    return FrameBody(tensors=[grid], widgets=[w], notes=[note("heads", LAYOUT["low"], word=t.tokens[f])])
+    return FrameBody(tensors=[grid], widgets=[w], notes=[note("heads", LAYOUT["gridnote"], word=t.tokens[f])])
 
 
 def _index(t: Toy) -> FrameBody:
@@ -118,13 +120,19 @@ def _cost(ctx: BuildContext) -> FrameBody:
     c = costs(ctx.deck.preset)
     k = c.preset.dsa_top_k
     keys = bars("keys", LAYOUT["keys2"], f"keys each new token reads, n = {count(REAL_N)}",
-                ["indexer: every key", "MLA without DSA", "MLA with DSA"], [REAL_N, REAL_N, k], kind="key",
-                value_labels=[count(REAL_N), count(REAL_N), count(k)], highlight=2)
+                ["plain multi-head", "indexer: every key", "MLA without DSA", "MLA with DSA"],
+                [REAL_N, REAL_N, REAL_N, k], kind="key", value_labels=[count(REAL_N)] * 3 + [count(k)], highlight=3)
     idx, per = indexer_per_key(c), mla_context_per_key(c)
-    work = bars("perkey", LAYOUT["perkey2"], "FLOPs per key read, one layer", ["indexer", "MLA attention"],
-                [idx.value, per.value], kind="scores", value_labels=[count(idx.value), count(per.value)])
-    return FrameBody(widgets=[keys, work], notes=[note("cost", LAYOUT["note"], k=count(k), ctx=count(REAL_N),
-                                                      times=count(round(per.value / idx.value)))])
+    reads = [REAL_N, k]
+    vals = np.array([[x.value, n, x.value * n] for x, n in zip((idx, per), reads, strict=True)], dtype=float)
+    table = tensor("work", f"FLOPs per token, one layer, n = {count(REAL_N)}", "scores", vals, LAYOUT["table"],
+                   rows=["indexer", "MLA attention"], cols=["per key", "keys read", "FLOPs"], digits=0, heat=True)
+    texts = [[x.formula, "n: the indexer reads every key" if i == 0 else "k: the keys the indexer kept",
+              f"{count(x.value)} × {count(n)}"] for i, (x, n) in enumerate(zip((idx, per), reads, strict=True))]
+    table = derive_copy(table, lambda r, col: (texts[r][col], float(vals[r, col])), formula="cost model",
+                        title=lambda r, col: f"{table.rows[r]}, {table.cols[col]}")
+    return FrameBody(widgets=[keys], tensors=[table], notes=[note(
+        "cost", LAYOUT["costnote"], k=count(k), ctx=count(REAL_N), times=count(round(per.value / idx.value)))])
 
 
 @CHAPTER.builder("ds.dsa", SparseParams, notes=("heads", "index", "keep", "maps", "exact", "cost"))

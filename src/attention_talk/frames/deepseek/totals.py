@@ -22,7 +22,7 @@ from attention_talk.frames.kit.words import note
 
 CONTEXTS = (8_192, 32_768, 131_072)
 LAYOUT = {"bars": box(60, 140, 940, 600), "grid": box(1060, 140, 480, 300), "note": box(1060, 470, 480, 270),
-          "left": box(60, 140, 700, 440), "right": box(840, 140, 700, 440), "wide": box(60, 620, 1480, 120)}
+          "left": box(60, 140, 760, 260), "right": box(780, 380, 760, 260), "wide": box(60, 660, 1480, 90)}
 SHORT = {"mha": "MHA", "mla": "MLA", "dsa": "MLA + DSA"}
 KIND_OF = {"mha": "neutral", "mla": "key", "dsa": "weights"}
 
