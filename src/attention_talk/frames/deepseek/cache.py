@@ -25,7 +25,7 @@ from attention_talk.frames.widgets.mechanisms_model import SizesBar, SizesData, 
 
 CONTEXTS = (8_192, 32_768, 131_072)  # context lengths drawn (131,072 = 128k tokens)
 LAYOUT = {"bars": box(60, 125, 900, 420), "note": box(1020, 170, 520, 420), "low": box(60, 600, 1480, 140),
-          "table": box(60, 400, 900, 180), "tall": box(60, 300, 600, 280)}
+          "table": box(60, 400, 900, 180), "tall": box(1000, 380, 540, 220)}
 
 
 class CacheParams(Params):

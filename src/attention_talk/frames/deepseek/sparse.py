@@ -28,7 +28,7 @@ LAYOUT = {
     "index": box(60, 140, 760, 450), "side": box(900, 160, 640, 400), "note": box(60, 620, 1480, 130),
     "low": box(60, 640, 1480, 110), "keys2": box(60, 150, 900, 250), "perkey2": box(60, 420, 900, 150),
     "grid": box(60, 140, 760, 170), "gridnote": box(880, 150, 660, 150), "sum": box(60, 330, 1480, 420),
-    "costnote": box(60, 640, 1480, 110), "table": box(60, 400, 1480, 220),
+    "costnote": box(60, 640, 1480, 110), "table": box(1000, 380, 540, 220),
     "row": box(900, 150, 640, 440), "left": box(60, 140, 700, 450), "right": box(840, 140, 700, 450),
     "keys": box(60, 150, 700, 420), "perkey": box(840, 150, 700, 420),
 }
@@ -124,13 +124,14 @@ def _cost(ctx: BuildContext) -> FrameBody:
                 [REAL_N, REAL_N, REAL_N, k], kind="key", value_labels=[count(REAL_N)] * 3 + [count(k)], highlight=3)
     idx, per = indexer_per_key(c), mla_context_per_key(c)
     reads = [REAL_N, k]
-    vals = np.array([[x.value, n, x.value * n] for x, n in zip((idx, per), reads, strict=True)], dtype=float)
-    table = tensor("work", f"FLOPs per token, one layer, n = {count(REAL_N)}", "scores", vals, LAYOUT["table"],
-                   rows=["indexer", "MLA attention"], cols=["per key", "keys read", "FLOPs"], digits=0, heat=True)
-    texts = [[x.formula, "n: the indexer reads every key" if i == 0 else "k: the keys the indexer kept",
-              f"{count(x.value)} × {count(n)}"] for i, (x, n) in enumerate(zip((idx, per), reads, strict=True))]
-    table = derive_copy(table, lambda r, col: (texts[r][col], float(vals[r, col])), formula="cost model",
-                        title=lambda r, col: f"{table.rows[r]}, {table.cols[col]}")
+    vals = np.array([[x.value * n / 1e9] for x, n in zip((idx, per), reads, strict=True)])
+    names = ["indexer", "MLA attention"]
+    table = tensor("work", "GFLOP per token, one layer", "scores", vals, LAYOUT["table"], rows=names,
+                   cols=["GFLOP"], digits=2, heat=True)
+    texts = [f"{x.formula} FLOPs per key × {count(n)} keys read = {count(x.value * n)}, ÷ 10⁹"
+             for x, n in zip((idx, per), reads, strict=True)]
+    table = derive_copy(table, lambda r, col: (texts[r], float(vals[r, col])), formula="cost model",
+                        title=lambda r, col: f"{names[r]}, n = {count(REAL_N)}")
     return FrameBody(widgets=[keys], tensors=[table], notes=[note(
         "cost", LAYOUT["costnote"], k=count(k), ctx=count(REAL_N), times=count(round(per.value / idx.value)))])
 
