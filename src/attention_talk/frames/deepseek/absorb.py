@@ -29,7 +29,7 @@ LAYOUT = {
     "left": box(60, 140, 700, 430), "right": box(840, 140, 700, 430), "note": box(60, 610, 1480, 140),
     "lo": box(60, 140, 520, 430), "wo": box(660, 140, 880, 430),
     "qr": box(60, 140, 300, 430), "kr": box(440, 140, 300, 430), "sr": box(820, 140, 720, 430),
-    "bars": box(60, 150, 1000, 590), "side": box(1120, 150, 420, 450),
+    "bars": box(60, 130, 1480, 500), "side": box(60, 640, 1480, 110),
 }
 
 
@@ -120,14 +120,15 @@ def _decoupled(t: Toy, ctx: BuildContext) -> FrameBody:
 def _real(ctx: BuildContext) -> FrameBody:
     c = costs(ctx.deck.preset)
     shapes = c.mla_matrices()
-    names = {"wq_a": "W_DQ", "wq_b": "W_UQ with W_QR", "wkv_a": "W_DKV with W_KR", "wkv_b": "W_UK with W_UV",
+    names = {"wq_a": "W_DQ", "wq_b": "W_UQ + W_QR", "wkv_a": "W_DKV + W_KR", "wkv_b": "W_UK + W_UV",
              "wo": "W_O"}
     total, plain = c.mla_weights(), c.weights_attention()
-    labels = [f"{names[k]}  {count(r)} × {count(col)}" for k, (r, col) in shapes.items()]
+    labels = [names[k] for k in shapes]
     values = [r * col for r, col in shapes.values()]
+    texts = [f"{count(r)} × {count(col)} = {count(r * col)}" for r, col in shapes.values()]
     w = bars("real", LAYOUT["bars"], f"{c.preset.name}: MLA's matrices, one layer (weights)",
              [*labels, "all five", "plain W_Q, W_K, W_V, W_O"], [*values, total.value, plain.value],
-             kind="weight", value_labels=[count(v) for v in [*values, total.value, plain.value]],
+             kind="weight", value_labels=[*texts, count(total.value), count(plain.value)],
              highlight=len(values))
     return FrameBody(widgets=[w], counters=[counter("mla-weights", total)],
                      notes=[note("real", LAYOUT["side"], total=count(total.value), plain=count(plain.value))])

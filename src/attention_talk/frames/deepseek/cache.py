@@ -68,7 +68,7 @@ def _reread(c: Costs) -> FrameBody:
     weights = c.weights_attention().value * p.bytes_per_number * p.layers
     half = cache_bytes(c, "mha", CONTEXTS[1]).value
     w = bars("reread", LAYOUT["bars"], "bytes read for every new token", [f"cache, n = {count(n)}",
-             f"cache, n = {count(CONTEXTS[1])}", "attention weights W_Q, W_K, W_V, W_O"], [cache, half, weights],
+             f"cache, n = {count(CONTEXTS[1])}", "attention weights"], [cache, half, weights],
              kind="key", value_labels=[gigabytes(cache), gigabytes(half), gigabytes(weights)], highlight=0)
     parts = [cache_bytes(c, "mha", n), Count(weights, f"{c.weights_attention().formula} weights × "
                                               f"{p.bytes_per_number} bytes × {p.layers} layers", c.source, "bytes",
