@@ -24,8 +24,8 @@ from attention_talk.frames.kit.words import note
 from attention_talk.frames.widgets.mechanisms_model import SizesBar, SizesData, SizesRow
 
 CONTEXTS = (8_192, 32_768, 131_072)  # context lengths drawn (131,072 = 128k tokens)
-LAYOUT = {"bars": box(60, 125, 900, 420), "note": box(1020, 170, 520, 420), "low": box(60, 600, 1480, 140),
-          "table": box(60, 400, 900, 180), "tall": box(1000, 380, 540, 220)}
+LAYOUT = {"bars": box(60, 125, 900, 420), "note": box(1020, 170, 520, 420), "low": box(60, 630, 1480, 110),
+          "table": box(60, 400, 900, 180), "tall": box(1000, 330, 540, 250)}
 
 
 class CacheParams(Params):
@@ -70,10 +70,11 @@ def _reread(c: Costs) -> FrameBody:
     w = bars("reread", LAYOUT["bars"], "bytes read for every new token", [f"cache, n = {count(n)}",
              f"cache, n = {count(CONTEXTS[1])}", "attention weights"], [cache, half, weights],
              kind="key", value_labels=[gigabytes(cache), gigabytes(half), gigabytes(weights)], highlight=0)
-    parts = [cache_bytes(c, "mha", n), Count(weights, f"{c.weights_attention().formula} weights × "
-                                              f"{p.bytes_per_number} bytes × {p.layers} layers", c.source, "bytes",
-                                              "attention weights, every layer")]
-    table = _table("reread-gb", "GB read per new token", parts, ["cache", "weights"], vertical=True)
+    read = Count(weights, f"{c.weights_attention().formula} weights × {p.bytes_per_number} bytes × {p.layers} "
+                          "layers", c.source, "bytes", "attention weights, every layer")
+    parts = [cache_bytes(c, "mha", n), cache_bytes(c, "mha", CONTEXTS[1]), read]
+    table = _table("reread-gb", "GB read per new token", parts, [f"cache, {count(n)}",
+                   f"cache, {count(CONTEXTS[1])}", "weights"], vertical=True)
     return FrameBody(widgets=[w], tensors=[table],
                      notes=[note("reread", LAYOUT["low"], times=count(round(cache / weights)))])
 
