@@ -25,7 +25,7 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.words import note
 
 LAYOUT = {
-    "q": box(60, 140, 400, 430), "wuk": box(540, 140, 360, 430), "ql": box(1000, 140, 540, 430),
+    "q": box(60, 140, 400, 430), "wuk": box(530, 140, 340, 430), "ql": box(940, 140, 600, 430),
     "left": box(60, 140, 700, 430), "right": box(840, 140, 700, 430), "note": box(60, 610, 1480, 140),
     "lo": box(60, 140, 520, 430), "wo": box(660, 140, 880, 430),
     "qr": box(60, 140, 300, 430), "kr": box(440, 140, 300, 430), "sr": box(820, 140, 720, 430),
@@ -46,11 +46,11 @@ def _fold_q(t: Toy) -> FrameBody:
     q = tensor("q_c", f"q_C, head {HEAD + 1}", "query", lat.q_c[HEAD], LAYOUT["q"], rows=t.tokens,
                cols=nums("q", w_uk.shape[0]))
     wt = tensor("w_uk_t", "W_UKᵀ", "weight", w_uk, LAYOUT["wuk"], cols=nums("c", w_uk.shape[1]))
-    ql = derive_projection(tensor("q_lat", "q_C·W_UKᵀ: latent query", "query", t.absb.q_latent[HEAD],
+    ql = derive_projection(tensor("q_lat", "latent query q_C·W_UKᵀ", "query", t.absb.q_latent[HEAD],
                                   LAYOUT["ql"], rows=t.tokens, cols=nums("c", w_uk.shape[1])),
                            lat.q_c[HEAD], w_uk, x_name="q_C", w_name="W_UKᵀ", row_names=t.tokens)
-    return FrameBody(tensors=[q, wt, ql], symbols=[Symbol(id="times", text="×", x=500, y=355),
-                                                 Symbol(id="to", text="→", x=950, y=355)],
+    return FrameBody(tensors=[q, wt, ql], symbols=[Symbol(id="times", text="×", x=495, y=355),
+                                                 Symbol(id="to", text="→", x=905, y=355)],
                      notes=[note("fold-q", LAYOUT["note"], r_kv=w_uk.shape[1])])
 
 

@@ -23,7 +23,7 @@ from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.words import note
 
 LAYOUT = {
-    "x": box(60, 140, 500, 430), "w": box(640, 140, 300, 430), "c": box(1040, 140, 500, 430),
+    "x": box(60, 140, 480, 430), "w": box(610, 140, 300, 430), "c": box(980, 140, 560, 430),
     "note": box(60, 610, 1480, 140),
     "ckv": box(60, 140, 440, 430), "kr": box(580, 140, 300, 430), "bars": box(960, 150, 580, 400),
     "k": box(580, 140, 440, 430), "v": box(1100, 140, 440, 430),
@@ -51,7 +51,7 @@ def _compress(t: Toy) -> FrameBody:
     w = tensor("w_dkv", "W_DKV", "weight", t.w.w_dkv, LAYOUT["w"], cols=nums("c", t.w.w_dkv.shape[1]))
     s = t.w.sizes
     return FrameBody(tensors=[x, w, _latent(t, LAYOUT["c"])],
-                     symbols=[Symbol(id="times", text="×", x=600, y=355), Symbol(id="to", text="→", x=990, y=355)],
+                     symbols=[Symbol(id="times", text="×", x=575, y=355), Symbol(id="to", text="→", x=945, y=355)],
                      notes=[note("compress", LAYOUT["note"], d=s["d"], r_kv=s["r_kv"])])
 
 
