@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV = {"ATTENTION_TALK_BODY_TIMEOUT": "1.5", "ATTENTION_TALK_HEADER_TIMEOUT": "1.5",
        "ATTENTION_TALK_WORKERS": "1", "ATTENTION_TALK_ACCESS_LOG": "false", "ATTENTION_TALK_LOG_LEVEL": "error"}
 
-DESIGNED_DECKS = ("attention-step-by-step", "attention-walkthrough")  # slides/ decks built without the model
+# slides/ decks built without the model
+DESIGNED_DECKS = ("attention-step-by-step", "attention-walkthrough", "deepseek-attention")
 
 
 def free_port() -> int:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from attention_talk.frames.kit.cover import cover
 from attention_talk.frames.step_by_step.inputs import build_story
 
-DECKS = ["attention-step-by-step", "attention-walkthrough", "real-heads"]
+DECKS = ["attention-step-by-step", "attention-walkthrough", "real-heads", "deepseek-attention"]
 
 
 def naive_causal_softmax(scores: np.ndarray) -> np.ndarray:

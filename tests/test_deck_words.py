@@ -47,7 +47,7 @@ def _pattern(template: str) -> re.Pattern[str]:
 
 
 DECKS = [data_dir("slides") / "attention-step-by-step.yaml", data_dir("slides") / "attention-walkthrough.yaml",
-         data_dir("slides") / "real-heads.yaml",
+         data_dir("slides") / "real-heads.yaml", data_dir("slides") / "deepseek-attention.yaml",
          Path(__file__).resolve().parents[1] / "docs" / "example-deck.yaml"]
 
 

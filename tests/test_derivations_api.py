@@ -9,7 +9,7 @@ import pytest
 from attention_talk.frames import build_deck_frames
 from attention_talk.frames.contract import CellDerivation
 
-DECKS = ["attention-step-by-step", "attention-walkthrough"]
+DECKS = ["attention-step-by-step", "attention-walkthrough", "deepseek-attention"]
 
 
 @pytest.mark.parametrize("deck_id", DECKS)

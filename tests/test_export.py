@@ -21,7 +21,7 @@ from attention_talk.web import create_app
 from attention_talk.web.settings import Settings, SettingsError
 
 ROOT = Path(__file__).resolve().parents[1]
-DECKS = {"attention-step-by-step", "attention-walkthrough"}
+DECKS = {"attention-step-by-step", "attention-walkthrough", "deepseek-attention"}
 
 
 @pytest.mark.parametrize("url, path", [

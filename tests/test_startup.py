@@ -81,7 +81,8 @@ print(json.dumps({"modules": sorted(sys.modules), "read": store.is_read, "built"
             "attention_talk.lab.model_view", "jinja2",
             "attention_talk.frames.chapters"} <= set(warmed["modules"])
     assert warmed["read"] is True
-    assert warmed["built"] == ["attention-step-by-step", "attention-walkthrough"]  # the designed decks
+    assert warmed["built"] == ["attention-step-by-step", "attention-walkthrough",  # the designed decks
+                               "deepseek-attention"]
     assert warmed["waiting"] == ["real-heads"]  # built once the model has loaded (the model router's warm)
 
 
@@ -127,7 +128,7 @@ def test_health_answers_before_any_deck_is_read_and_a_page_reads_them() -> None:
     decks = client.get("/api/decks").json()
     assert store.is_read is True
     assert [d["id"] for d in decks] == store.order == ["attention-step-by-step", "attention-walkthrough",
-                                                        "real-heads"]
+                                                        "deepseek-attention", "real-heads"]
     assert "attention-step-by-step" not in store.decks  # listed, not built: the first frames request builds it
     r = client.get("/api/decks/attention-step-by-step")
     assert r.status_code == 200 and "attention-step-by-step" in store.decks

@@ -10,7 +10,7 @@ from attention_talk.model import default_path
 
 # Chapter 3 runs on the real model: walked wherever the model is installed (always in CI).
 _MODEL = default_path()
-DESIGNED_DECKS = ("attention-step-by-step", "attention-walkthrough")
+DESIGNED_DECKS = ("attention-step-by-step", "attention-walkthrough", "deepseek-attention")
 DECKS = DESIGNED_DECKS + (("real-heads",) if _MODEL is not None and _MODEL.is_file() else ())
 
 # Every text the audience can see on the active slide and in the caption bar: [text node, its element,

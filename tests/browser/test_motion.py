@@ -73,7 +73,9 @@ SAMPLED = {"attention-step-by-step": ["#/8/2", "#/9/2", "#/9/5", "#/9/6", "#/11/
                                       "#/13/1", "#/13/2", "#/13/4"],
            "attention-walkthrough": ["#/5/5", "#/6/1", "#/6/3", "#/6/6", "#/6/8", "#/8/1", "#/8/2", "#/8/4"],
            # chapter 3: RoPE's grid gaining rows, the real map gaining and losing its row, grid to example
-           "real-heads": ["#/3/2", "#/5/3", "#/5/4", "#/6/1"]}
+           "real-heads": ["#/3/2", "#/5/3", "#/5/4", "#/6/1"],
+           # chapter 4: the latent carried from step to step, the index map gaining its keep, sparse beside dense
+           "deepseek-attention": ["#/3/2", "#/3/3", "#/4/2", "#/6/3", "#/6/4"]}
 
 
 # What a transition or an animation may change: the compositor's (transform, opacity), and the

@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import page as page_bench
 
-DECKS = ["attention-step-by-step", "attention-walkthrough", "real-heads"]
+DECKS = ["attention-step-by-step", "attention-walkthrough", "real-heads", "deepseek-attention"]
 
 
 @pytest.mark.parametrize("deck", DECKS)

@@ -106,6 +106,8 @@ class Preset:
     mla: MLAShape | None = None
     dense_layers: int | None = None  # the first layers with a dense feed-forward part; the rest are MoE
     dsa_top_k: int | None = None  # DeepSeek sparse attention: the keys each query reads
+    dsa_index_heads: int | None = None  # DSA lightning indexer: heads (index_n_heads)
+    dsa_index_dim: int | None = None  # DSA lightning indexer: width of its queries and key (index_head_dim)
     description: str = field(default="", compare=False)
 
     @property
@@ -121,6 +123,7 @@ PRESETS: dict[str, Preset] = {
                mla=MLAShape(q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64,
                             v_head_dim=128),
                dense_layers=3, dsa_top_k=2048,  # config: first_k_dense_replace, index_topk
+               dsa_index_heads=64, dsa_index_dim=128,  # config: index_n_heads, index_head_dim
                description="DeepSeek-V3.2 drawn as the talk's simplified multi-head attention "
                            "(d_k = d_v = 128, no RoPE part); the real MLA shapes are in .mla"),
         Preset(name="vaswani-base", d_model=512, heads=8, d_k=64, d_v=64, layers=6, source=SOURCE_VAS,

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+from attention_talk.frames.deepseek import CHAPTER as DEEPSEEK
 from attention_talk.frames.kit.chapter import Builder, Chapter
 from attention_talk.frames.real_heads import CHAPTER as REAL_HEADS
 from attention_talk.frames.step_by_step import CHAPTER as STEP_BY_STEP
 from attention_talk.frames.walkthrough import CHAPTER as WALKTHROUGH
 
-CHAPTERS: tuple[Chapter, ...] = (STEP_BY_STEP, WALKTHROUGH, REAL_HEADS)
+CHAPTERS: tuple[Chapter, ...] = (STEP_BY_STEP, WALKTHROUGH, REAL_HEADS, DEEPSEEK)
 
 
 def _all_builders() -> dict[str, Builder]:
