@@ -73,9 +73,15 @@ def check_qkv(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float | None
     inputs of ``attend`` and ``flash_attend``."""
     q, k, v = check_matrix("Q", q), check_matrix("K", k), check_matrix("V", v)
     d_k = check_widths(q, k)
-    if v.shape[0] != k.shape[0]:
-        raise ValueError(f"K and V must have the same number of rows n_k: K is {k.shape}, V is {v.shape}")
+    check_rows(k, v)
     return q, k, v, check_scale(scale, d_k)
+
+
+def check_rows(k: np.ndarray, v: np.ndarray) -> int:
+    """n_k, the rows (keys) K and V share (their second-to-last axis), or ValueError showing both."""
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(f"K and V must have the same number of rows n_k: K is {k.shape}, V is {v.shape}")
+    return k.shape[-2]
 
 
 def check_scale(scale: float | None, d_k: int) -> float:
@@ -108,12 +114,19 @@ def check_mask(mask: np.ndarray | None, n_q: int, n_k: int) -> np.ndarray | None
     return m
 
 
+def check_positive_int(name: str, value: int) -> int:
+    """``value`` as an int, or ValueError: a count (of heads, of kept keys) is a positive integer,
+    never a bool or a float."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
 def check_heads(heads: int, kv_heads: int) -> int:
     """r = h / h_kv, the query heads per key/value head, or ValueError: both positive integers,
     h_kv dividing h."""
     for name, value in (("heads", heads), ("kv_heads", kv_heads)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_positive_int(name, value)
     if heads % kv_heads:
         raise ValueError(f"kv_heads = {kv_heads} must divide heads = {heads}")
     return heads // kv_heads

@@ -18,13 +18,19 @@ NumPy only, no I/O.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from attention_talk.engine.attention import softmax
-from attention_talk.engine.checks import check_matrix, check_scale, check_stack, check_widths
+from attention_talk.engine.checks import (
+    check_matrix,
+    check_positive_int,
+    check_rows,
+    check_scale,
+    check_stack,
+    check_widths,
+)
 
 
 def index_scores(q_i: np.ndarray, k_i: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -44,9 +50,7 @@ def index_scores(q_i: np.ndarray, k_i: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def _check_top_k(top_k: int) -> int:
-    if not isinstance(top_k, numbers.Integral) or isinstance(top_k, bool) or top_k < 1:
-        raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
-    return int(top_k)
+    return check_positive_int("top_k", top_k)
 
 
 def select_top_k(index: np.ndarray, top_k: int) -> np.ndarray:
@@ -90,8 +94,7 @@ def sparse_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, keep: np.ndarray,
     k3 = check_stack("K", k3[None] if k3.ndim == 2 else k3)
     v3 = check_stack("V", v3[None] if v3.ndim == 2 else v3)
     d_k = check_widths(q3, k3)
-    if k3.shape[1] != v3.shape[1]:
-        raise ValueError(f"K and V must have the same number of rows n_k: K is {k3.shape}, V is {v3.shape}")
+    check_rows(k3, v3)
     scale = check_scale(scale, d_k)
     keep = np.asarray(keep)
     if keep.dtype != bool or keep.shape != (q3.shape[1], k3.shape[1]):

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention_talk.engine.attention import causal_mask, softmax
-from attention_talk.engine.checks import check_matrix, check_split
+from attention_talk.engine.checks import check_matrix, check_positive_int, check_split
 from attention_talk.engine.rope import rope
 
 RMS_EPS = 1e-6
@@ -78,9 +78,7 @@ class MLAWeights:
         """The weights with every matrix checked and every shape matching, or ValueError naming it."""
         m = {name: check_matrix(name.upper(), getattr(self, name)) for name in
              ("w_dq", "w_uq", "w_qr", "w_dkv", "w_uk", "w_uv", "w_kr", "w_o")}
-        if not isinstance(self.heads, (int, np.integer)) or isinstance(self.heads, bool) or self.heads < 1:
-            raise ValueError(f"heads must be a positive integer, got {self.heads!r}")
-        h = int(self.heads)
+        h = check_positive_int("heads", self.heads)
         d, r_q, r_kv = m["w_dq"].shape[0], m["w_dq"].shape[1], m["w_dkv"].shape[1]
         rows = {"w_uq": r_q, "w_qr": r_q, "w_dkv": d, "w_uk": r_kv, "w_uv": r_kv, "w_kr": d}
         for name, want in rows.items():
