@@ -102,6 +102,8 @@ def check_questions(deck: Deck) -> list[str]:
                               "and figures come from the engine")
             if (i, j) == last:
                 errors.append(f"{at}: the last step of the deck cannot ask; the step after a question reveals it")
+            elif (slide.steps[j + 1] if j + 1 < len(slide.steps) else deck.slides[i + 1].steps[0]).question:
+                errors.append(f"{at}: the next step reveals this question, so it cannot ask one itself")
     return errors
 
 

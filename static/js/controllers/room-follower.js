@@ -82,6 +82,14 @@ export class RoomFollowerController extends Controller {
     this.badge.blur();
   }
 
+  /** What the question panel (controllers/quiz.js) needs of the room: the socket, whether this page
+   * follows the presenter live on `frame`'s step, and whether that question is revealed. */
+  quizRoom() {
+    const here = (frame) => this.latest && this.latest.slide === frame.slide_number && this.latest.step === frame.step;
+    return { socket: this.socket, isLive: (frame) => this.live && this.socket.status === "live" && here(frame),
+      revealed: (frame) => Boolean(this.latest?.revealed) && here(frame) };
+  }
+
   /** Why the room ended, when it has (the presenter ended it, or it expired): the badge's title. */
   noteEnd({ status, reason }) {
     this.endedBecause = status === "ended" && reason ? reason : null;
