@@ -2,7 +2,7 @@
 // The follower may wander off with any navigation key; the "Live" badge (or C) brings them back to
 // where the presenter is. The badge says which it is: live, not live, reconnecting, or ended.
 import { element } from "../lib/element.js";
-import { RoomSocket } from "../lib/room-socket.js";
+import { RoomSocket, followerToken } from "../lib/room-socket.js";
 import { Controller } from "./controller.js";
 
 const TEXT = {
@@ -18,7 +18,7 @@ export class RoomFollowerController extends Controller {
   constructor(player, root, room, { socket = null } = {}) {
     super(player);
     this.room = room;
-    this.socket = socket ?? new RoomSocket(room.code, { type: "hello", role: "follower" });
+    this.socket = socket ?? new RoomSocket(room.code, { type: "hello", role: "follower", token: followerToken(room.code) });
     this.live = true;
     this.latest = null;
     this.badge = this.makeBadge(root);
