@@ -90,7 +90,7 @@ export class QuizController extends Controller {
     const revealed = this.room?.revealed?.(frame) ?? false;
     renderAsk(this.panel, q, pick, {
       pick: (p, { quiet = false } = {}) => { this.draft = p; if (!quiet) this.ask(frame); },
-      answer: (p) => this.answer(frame, p),
+      answer: (p) => this.answer(frame, q.kind === "estimate" && this.draft ? this.draft : p), // the slider moved quietly
       skip: this.room ? null : () => this.skip(frame),
     }, { locked: revealed, note: note || this.noteFor(q, saved) });
   }
