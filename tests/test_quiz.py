@@ -63,7 +63,8 @@ def test_cell_order_estimate_answers(tmp_path: Path) -> None:
         if t.values[r][c] > t.values[top[0]][top[1]]:
             top = (r, c)
     assert shown.reveal.answer == list(top)
-    _, shown = built(tmp_path, {"kind": "order", "prompt": "Rank the keys", "answer": {"tensor": "weights", "row": "dog"}})
+    _, shown = built(tmp_path, {"kind": "order", "prompt": "Rank the keys",
+                                "answer": {"tensor": "weights", "row": "dog"}})
     row = [v if v is not None else float("-inf") for v in t.values[t.rows.index("dog")]]
     ranked = []
     for _ in row:  # selection by plain loops: the largest left, ties to the first column
@@ -86,9 +87,11 @@ def test_cell_order_estimate_answers(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("question", "words"), [
-    ({"kind": "token", "prompt": "Which?", "answer": {"tensor": "weights"}}, "question: answer: a token question names a row and no col"),
+    ({"kind": "token", "prompt": "Which?", "answer": {"tensor": "weights"}},
+     "question: answer: a token question names a row and no col"),
     ({"kind": "guess", "prompt": "Which?", "answer": {"tensor": "weights"}}, "question.kind: Input should be"),
-    ({"kind": "cell", "prompt": "Which of 7?", "answer": {"tensor": "weights"}}, "question.prompt: the number '7' is typed"),
+    ({"kind": "cell", "prompt": "Which of 7?", "answer": {"tensor": "weights"}},
+     "question.prompt: the number '7' is typed"),
     ({"kind": "cell", "prompt": "Which?", "answer": {"tensor": "weights"}, "value": 3}, "question.value: Extra inputs"),
 ])
 def test_a_bad_question_is_refused_by_name(tmp_path: Path, question: dict, words: str) -> None:
@@ -101,7 +104,8 @@ def test_a_bad_question_is_refused_by_name(tmp_path: Path, question: dict, words
 def test_an_answer_naming_nothing_drawn_is_refused(tmp_path: Path) -> None:
     with pytest.raises(DeckError) as err:
         built(tmp_path, {"kind": "token", "prompt": "Which?", "answer": {"tensor": "nope", "row": "dog"}})
-    assert "step 6 › field question.answer: tensor: the reveal step (softmax step 7) draws no tensor 'nope'" in str(err.value)
+    assert ("step 6 › field question.answer: tensor: the reveal step (softmax step 7) draws no tensor 'nope'"
+            in str(err.value))
     with pytest.raises(DeckError) as err:
         built(tmp_path, {"kind": "token", "prompt": "Which?", "answer": {"tensor": "weights", "row": "cat"}})
     assert "'weights' has no row 'cat'; its rows: the, old, dog" in str(err.value)

@@ -120,13 +120,16 @@ def test_followers_answer_the_presenter_sees_the_tally_then_reveals(rooms) -> No
         ws.close()
 
 
+ANSWER = {"type": "answer", "slide": 1, "step": 6}
+
+
 @pytest.mark.parametrize(("who", "msg", "code", "words"), [
-    ("follower", {"type": "answer", "slide": 1, "step": 5, "pick": [0]}, 1008, "slide 1 step 5 is not the room's current step"),
-    ("follower", {"type": "answer", "slide": 1, "step": 6, "pick": [7]}, 1008, "pick: out of range for this token question"),
-    ("follower", {"type": "answer", "slide": 1, "step": 6, "pick": [0, 1]}, 1008, "pick: out of range"),
-    ("follower", {"type": "answer", "slide": 1, "step": 6, "pick": [True]}, 1008, "pick.0: Input should be a valid integer"),
-    ("follower", {"type": "answer", "slide": 1, "step": 6, "pick": [-1]}, 1008, "pick.0: Input should be greater"),
-    ("follower", {"type": "answer", "slide": 1, "step": 6, "pick": list(range(9))}, 1008, "pick: List should have at most 8"),
+    ("follower", {**ANSWER, "step": 5, "pick": [0]}, 1008, "slide 1 step 5 is not the room's current step"),
+    ("follower", {**ANSWER, "pick": [7]}, 1008, "pick: out of range for this token question"),
+    ("follower", {**ANSWER, "pick": [0, 1]}, 1008, "pick: out of range"),
+    ("follower", {**ANSWER, "pick": [True]}, 1008, "pick.0: Input should be a valid integer"),
+    ("follower", {**ANSWER, "pick": [-1]}, 1008, "pick.0: Input should be greater"),
+    ("follower", {**ANSWER, "pick": list(range(9))}, 1008, "pick: List should have at most 8"),
     ("follower", {"type": "answer", "slide": 1, "step": 6}, 1008, "pick: Field required"),
     ("follower", {"type": "reveal", "slide": 1, "step": 6}, 4403, "reveal: only the presenter may reveal"),
     ("presenter", {"type": "answer", "slide": 1, "step": 6, "pick": [0]}, 4403, "answer: the presenter asks"),
@@ -161,7 +164,7 @@ def test_a_flood_of_answers_is_cut_off(rooms) -> None:
     for k in range(40):  # the bucket holds 20 (rate 10 a second, bursts of 2 seconds)
         try:
             send(ws, type="answer", slide=1, step=6, pick=[k % 7])
-        except Exception:  # noqa: BLE001 - closed under us: what the test wants
+        except Exception:  # closed under us: what the test wants
             break
     error, code = refused(ws)
     assert code == 4429 and error["message"] == "too many messages: slow down"

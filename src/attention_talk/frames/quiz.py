@@ -94,8 +94,8 @@ def check_questions(deck: Deck) -> list[str]:
             try:
                 spec = QuestionSpec.model_validate(step.question)
             except ValidationError as exc:
-                errors.extend(f"{at}" + "".join(f".{x}" for x in e["loc"]) + f": {e['msg'].removeprefix('Value error, ')}"
-                              for e in exc.errors())
+                errors.extend(f"{at}" + "".join(f".{x}" for x in e["loc"])
+                              + f": {e['msg'].removeprefix('Value error, ')}" for e in exc.errors())
                 continue
             if (n := typed_number(spec.prompt)) is not None:
                 errors.append(f"{at}.prompt: the number {n!r} is typed into the words; a question's answer "

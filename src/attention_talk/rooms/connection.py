@@ -23,9 +23,9 @@ from typing import Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from attention_talk.frames.quiz import pick_fits
 from attention_talk.rooms.codes import normalise_code, secret_matches
 from attention_talk.rooms.hub import ENDED, UNAVAILABLE, UNKNOWN_ROOM, HubUnavailable, RoomHub
-from attention_talk.frames.quiz import pick_fits
 from attention_talk.rooms.messages import Answer, BadMessage, End, Go, Hello, Reveal, error, parse, yours
 
 # Close codes (4000-4999 are the application's own, mirroring HTTP statuses).

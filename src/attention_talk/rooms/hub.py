@@ -20,8 +20,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from attention_talk.rooms.codes import is_code
 from attention_talk.frames.quiz import bucket
+from attention_talk.rooms.codes import is_code
 from attention_talk.rooms.messages import State, Tally
 
 COUNT_DELAY = 0.05  # seconds: follower joins and leaves in a burst give one count update, not one each

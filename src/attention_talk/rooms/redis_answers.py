@@ -74,7 +74,8 @@ class RedisAnswers:
         return self._answer_scripts
 
     async def _answer(self, code: str, slide: int, step: int, token: str, pick: str) -> Tally | None:
-        status, raw = await self._call(self._scripts()[0](keys=[self._key(code)], args=[question(slide, step), token, pick]))
+        script = self._scripts()[0]
+        status, raw = await self._call(script(keys=[self._key(code)], args=[question(slide, step), token, pick]))
         return None if status == 0 else parse_tally(raw, revealed=status == 2)
 
     async def _reveal(self, code: str, slide: int, step: int) -> Tally | None:

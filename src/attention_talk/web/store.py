@@ -64,7 +64,8 @@ class Store:
     manifests: dict[str, Payload] = field(default_factory=dict)
     frames: dict[tuple[str, str], Payload] = field(default_factory=dict)
     derivations: dict[tuple[str, str], Payload] = field(default_factory=dict)
-    questions: dict[tuple[str, int, int], tuple[str, int, int]] = field(default_factory=dict)  # (deck, slide, step) → shape
+    # (deck, slide, step) → the shape of the question asked there (frames/quiz.py question_shape)
+    questions: dict[tuple[str, int, int], tuple[str, int, int]] = field(default_factory=dict)
     folder: Path | None = None
     model_path: Path | None = None
     model_cache_dir: Path | None = None  # the shared float32 weights (ATTENTION_TALK_MODEL_CACHE_DIR)
