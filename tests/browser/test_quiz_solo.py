@@ -73,7 +73,7 @@ def test_straight_to_the_reveal_asks_first_and_a_skip_shows_the_answer(page, qui
     page.wait_for_selector("#quiz-panel[data-mode='ask'] .quiz-slider", timeout=30_000)
     marks = frame_of(page, 8)["question"]["marks"]
     page.fill(".quiz-slider", "0")
-    page.wait_for_function(f"document.querySelector('.quiz-value').textContent === {marks[0]!r}", timeout=10_000)
+    page.wait_for_function(f"() => document.querySelector('.quiz-value').textContent === {marks[0]!r}", timeout=10_000)
     page.click(".quiz-answer")
     page.keyboard.press("ArrowRight")
     page.wait_for_selector("#quiz-panel[data-mode='reveal'] #quiz-verdict", timeout=30_000)
