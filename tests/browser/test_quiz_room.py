@@ -65,7 +65,8 @@ def test_a_room_answers_counts_reveals_and_each_follower_sees_its_guess(page, br
             assert follower.query_selector(".quiz-skip") is None  # in a room: answer or not, no skip
             follower.click(f".quiz-choice >> nth={nth}")
             follower.wait_for_function(
-                "() => document.querySelector('.quiz-note').textContent.startsWith('Your answer is in')", timeout=30_000)
+                "() => document.querySelector('.quiz-note').textContent.startsWith('Your answer is in')",
+                timeout=30_000)
             picks[follower] = nth
         speaker.wait_for_function("() => document.querySelector('#room-tally').textContent === '2 answers'",
                                   timeout=30_000)
