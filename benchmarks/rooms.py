@@ -144,7 +144,8 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     # the model would load in the background meanwhile: its memory and CPU are not the rooms'
-    env_limit = {"ATTENTION_TALK_LIMIT_CONCURRENCY": "5000", "ATTENTION_TALK_MODEL_PRELOAD": "false"}
+    env_limit = {"ATTENTION_TALK_LIMIT_CONCURRENCY": "5000", "ATTENTION_TALK_MODEL_PRELOAD": "false",
+                 "ATTENTION_TALK_MAX_CLIENT_SOCKETS": "5000", "ATTENTION_TALK_MAX_ROOM_FOLLOWERS": "5000"}
     procs = [start_server(None, env_limit)]
     try:
         wait_healthy(*procs[0])
