@@ -238,5 +238,8 @@ class Frame(FrameBody):
     caption: str
     narration: str
     builder: str | None = None
-    question: Question | None = Field(default=None, description="A guess asked on this step (frames/quiz.py).")
-    reveal: Reveal | None = Field(default=None, description="The answer to the previous step's question.")
+    # absent when None: most frames ask nothing, and the first paint's bytes are counted
+    question: Question | None = Field(default=None, exclude_if=lambda v: v is None,
+                                      description="A guess asked on this step (frames/quiz.py).")
+    reveal: Reveal | None = Field(default=None, exclude_if=lambda v: v is None,
+                                  description="The answer to the previous step's question.")

@@ -6,7 +6,8 @@
 // In a live room: a follower's guess also goes to the room ({"type": "answer"}, only while it follows
 // the presenter live on the question step) and may change until the presenter reveals; the audience
 // screen of a presenter's browser shows the room's spread (relayed by the speaker view over the room
-// channel, lib/room-link.js) instead of asking.
+// channel, lib/room-link.js) instead of asking. A follower's page says so with "quizroom" on the root
+// (controllers/room-follower.js, detail: its quizRoom()).
 import { checkRoomMessage, openRoomChannel } from "../lib/room-link.js";
 import { renderAsk, renderReveal, renderTally } from "../views/quiz.js";
 import { Controller } from "./controller.js";
@@ -31,10 +32,23 @@ export class QuizController extends Controller {
     this.panel.setAttribute("aria-label", "Question");
     this.panel.hidden = true;
     root.append(this.panel);
-    this.channel = room ? null : openRoomChannel(player.manifest.id);
+    this.channel = room || document.getElementById("room-data") ? null : openRoomChannel(player.manifest.id);
     this._onDrawn = (e) => this.show(e.detail);
     this._onChannel = (e) => this.heard(e.data);
     this._onYours = (e) => this.confirmed(e.detail);
+    this._onRoom = (e) => this.joined(e.detail);
+    root.addEventListener("quizroom", this._onRoom);
+  }
+
+  /** This page follows a live room: answers go there; the audience channel is not for it. */
+  joined(room) {
+    this.room?.socket.removeEventListener("yours", this._onYours);
+    this.room = room;
+    this.channel?.removeEventListener("message", this._onChannel);
+    this.channel?.close();
+    this.channel = null;
+    room.socket.addEventListener("yours", this._onYours);
+    if (this.shown) this.show({ slide: this.shown.slide, step: this.shown.step });
   }
 
   bind() {
@@ -54,7 +68,7 @@ export class QuizController extends Controller {
     this.room?.socket.removeEventListener("yours", this._onYours);
   }
 
-  destroy() { this.unbind(); this.channel?.close(); this.panel.remove(); }
+  destroy() { this.unbind(); this.root.removeEventListener("quizroom", this._onRoom); this.channel?.close(); this.panel.remove(); }
 
   load() {
     try { return JSON.parse(sessionStorage.getItem(this.key) || "{}") ?? {}; } catch { return {}; }

@@ -18,6 +18,7 @@ export class RoomFollowerController extends Controller {
   constructor(player, root, room, { socket = null } = {}) {
     super(player);
     this.room = room;
+    this.root = root;
     this.socket = socket ?? new RoomSocket(room.code, { type: "hello", role: "follower", token: followerToken(room.code) });
     this.live = true;
     this.latest = null;
@@ -44,6 +45,7 @@ export class RoomFollowerController extends Controller {
     this.badge.addEventListener("click", this._onClick);
     this.socket.start();
     this.render();
+    this.root.dispatchEvent(new CustomEvent("quizroom", { detail: this.quizRoom() })); // controllers/quiz.js
     return this;
   }
 
