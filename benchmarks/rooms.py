@@ -2,9 +2,13 @@
 listen; the latency is from the presenter sending ``go`` to the *last* follower receiving that state.
 Two set-ups: one ``attention-talk serve`` with the in-process hub, and two servers sharing a
 ``redis-server`` (the presenter on one, the followers split over both). Also the server's memory per
-follower (resident set size before and after the followers join). Prints a table; asserts nothing.
+follower (resident set size before and after the followers join). Then a question round on the same
+sockets: the presenter goes to a question step (slide 9 step 2 of the deck asks a token question),
+every follower answers once, spread over ``--spread`` seconds; the latency is from a follower
+sending its answer to the presenter receiving a tally that counts it, and the final tally must
+count every answer exactly (pick i % 7 for follower i). Prints tables; asserts nothing.
 
-    python benchmarks/rooms.py [--followers 1000] [--steps 50]
+    python benchmarks/rooms.py [--followers 1000] [--steps 50] [--spread 2]
 """
 
 from __future__ import annotations
@@ -34,13 +38,20 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+QUESTION = (9, 2)  # attention-step-by-step: "Which key will the query of dog score highest?" (7 choices)
+SOCKETS: dict[int, object] = {}
+
+
 async def follower(url: str, code: str, ready: asyncio.Event, inbox: dict, n: int) -> None:
     async with connect(f"{url.replace('http', 'ws')}/ws/rooms/{code}", max_queue=None, open_timeout=60) as ws:
-        await ws.send('{"type": "hello", "role": "follower"}')
+        await ws.send(json.dumps({"type": "hello", "role": "follower", "token": f"bench-follower-{n:06d}"}))
         await ws.recv()
+        SOCKETS[n] = ws
         ready.set()
         async for raw in ws:
             msg = json.loads(raw)
+            if msg["type"] != "state":
+                continue
             key = (msg["slide"], msg["step"])
             inbox.setdefault(key, []).append(time.perf_counter())
 
@@ -77,11 +88,53 @@ async def run(urls: list[str], pids: list[int], followers: int, steps: int) -> t
                 await asyncio.sleep(0.001)
             latencies.append(max(inbox[(slide, step)][0] for inbox in inboxes) - sent)
             await asyncio.sleep(0.05)
+        QUESTION_ROWS.append(await question_round(presenter, inboxes, followers))
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     latencies.sort()
     return latencies[len(latencies) // 2] * 1000, latencies[int(len(latencies) * 0.99) - 1] * 1000, per_follower
+
+
+QUESTION_ROWS: list[tuple] = []
+
+
+async def question_round(presenter, inboxes: list[dict], followers: int, spread: float = 2.0) -> tuple:
+    """Every follower answers once; (answers within s, p50 ms, p99 ms, counts exact) of answer → tally."""
+    for inbox in inboxes:
+        inbox.pop(QUESTION, None)
+    await presenter.send(json.dumps({"type": "go", "slide": QUESTION[0], "step": QUESTION[1], "paused": False}))
+    while not all(QUESTION in inbox for inbox in inboxes):
+        await asyncio.sleep(0.005)
+    tallies: list[tuple[float, int, dict]] = []
+
+    async def listen() -> None:
+        async for raw in presenter:
+            msg = json.loads(raw)
+            if msg["type"] == "tally":
+                tallies.append((time.perf_counter(), msg["answered"], msg["counts"]))
+                if msg["answered"] >= followers:
+                    return
+
+    reader = asyncio.create_task(listen())
+    sent, start = [], time.perf_counter()
+    for i in range(followers):
+        answer = {"type": "answer", "slide": QUESTION[0], "step": QUESTION[1], "pick": [i % 7]}
+        await SOCKETS[i].send(json.dumps(answer))
+        sent.append(time.perf_counter())
+        await asyncio.sleep(max(0.0, start + spread * (i + 1) / followers - time.perf_counter()))
+    await asyncio.wait_for(reader, 30)
+    took = tallies[-1][0] - start
+    # answers from different sockets reach the servers in any order: an answer is counted by the first
+    # tally counting at least as many as had been sent when it was
+    lat, k = [], 0
+    for i, at in enumerate(sent):
+        while tallies[k][1] < i + 1:
+            k += 1
+        lat.append(max(0.0, tallies[k][0] - at))
+    lat.sort()
+    want = {str(p): sum(1 for i in range(followers) if i % 7 == p) for p in range(7)}
+    return took, lat[len(lat) // 2] * 1000, lat[int(len(lat) * 0.99) - 1] * 1000, tallies[-1][2] == want
 
 
 def main() -> None:
@@ -91,7 +144,8 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     # the model would load in the background meanwhile: its memory and CPU are not the rooms'
-    env_limit = {"ATTENTION_TALK_LIMIT_CONCURRENCY": "5000", "ATTENTION_TALK_MODEL_PRELOAD": "false"}
+    env_limit = {"ATTENTION_TALK_LIMIT_CONCURRENCY": "5000", "ATTENTION_TALK_MODEL_PRELOAD": "false",
+                 "ATTENTION_TALK_MAX_CLIENT_SOCKETS": "5000", "ATTENTION_TALK_MAX_ROOM_FOLLOWERS": "5000"}
     procs = [start_server(None, env_limit)]
     try:
         wait_healthy(*procs[0])
@@ -118,6 +172,11 @@ def main() -> None:
     print(f"|{'-' * 28}|{'-' * 9}|{'-' * 9}|{'-' * 18}|")
     for name, p50, p99, kib in rows:
         print(f"| {name:<26} | {p50:>7.1f} | {p99:>7.1f} | {kib:>16.1f} |")
+    print(f"\nQuestion round: {args.followers} followers answer once over 2 s (answer → presenter's tally counts it)\n")
+    print(f"| {'set-up':<26} | {'all in, s':>9} | {'p50 ms':>7} | {'p99 ms':>7} | {'counts exact':>12} |")
+    print(f"|{'-' * 28}|{'-' * 11}|{'-' * 9}|{'-' * 9}|{'-' * 14}|")
+    for (name, *_), (took, p50, p99, exact) in zip(rows, QUESTION_ROWS, strict=False):
+        print(f"| {name:<26} | {took:>9.2f} | {p50:>7.1f} | {p99:>7.1f} | {'yes' if exact else 'NO':>12} |")
 
 
 if __name__ == "__main__":

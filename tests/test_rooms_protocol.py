@@ -15,7 +15,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from attention_talk.rooms import InProcessHub
 from attention_talk.rooms.codes import ALPHABET, normalise_code
-from attention_talk.rooms.messages import BadMessage, Go, Hello, parse
+from attention_talk.rooms.messages import Answer, BadMessage, Go, Hello, Reveal, parse
 from attention_talk.web import create_app
 from attention_talk.web.settings import Settings
 from fresh_loop import run
@@ -262,9 +262,11 @@ JSON_TYPES = {"boolean": lambda v: isinstance(v, bool),
               "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
               "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
               "string": lambda v: isinstance(v, str),
-              "null": lambda v: v is None}
+              "null": lambda v: v is None, "array": lambda v: isinstance(v, list)}
 VALID = {Hello: {"type": "hello", "role": "presenter", "secret": "s" * 43},
-         Go: {"type": "go", "slide": 2, "step": 1, "paused": False}}
+         Go: {"type": "go", "slide": 2, "step": 1, "paused": False},
+         Answer: {"type": "answer", "slide": 1, "step": 6, "pick": [1]},
+         Reveal: {"type": "reveal", "slide": 1, "step": 6}}
 
 
 def of_its_type(value, prop: dict) -> bool:
@@ -283,7 +285,7 @@ def of_its_type(value, prop: dict) -> bool:
 
 def loose_values() -> list[tuple[type, str, object]]:
     cases = []
-    for model in (Hello, Go):
+    for model in (Hello, Go, Answer, Reveal):
         for name, prop in model.model_json_schema()["properties"].items():
             cases += [(model, name, v) for v in CANDIDATES if not of_its_type(v, prop) and name != "type"]
     return cases
@@ -299,7 +301,9 @@ def test_every_message_field_refuses_other_json_types(model, field, value) -> No
 
 def test_the_strict_table_covers_every_field_and_valid_messages_pass() -> None:
     assert {(m, f) for m, f, _ in loose_values()} == {(Hello, "role"), (Hello, "secret"), (Go, "slide"),
-                                                       (Go, "step"), (Go, "paused")}
+                                                       (Go, "step"), (Go, "paused"), (Hello, "token"),
+                                                       (Answer, "slide"), (Answer, "step"), (Answer, "pick"),
+                                                       (Reveal, "slide"), (Reveal, "step")}
     assert [(m, f) for m, f, v in loose_values() if v == 0 and not isinstance(v, bool)].count((Go, "paused")) == 2
     for model, valid in VALID.items():
         assert isinstance(parse(orjson.dumps(valid)), model)

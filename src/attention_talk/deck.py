@@ -25,7 +25,6 @@ from attention_talk.engine.costs import PRESETS
 from attention_talk.formatting import check_stage_words
 
 log = logging.getLogger(__name__)
-
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
 TEMPLATES = ("matrix", "title", "text", "sources")
 DECK_SUFFIXES = (".yaml", ".yml")
@@ -63,7 +62,6 @@ class FrameSpec(_Strict):
 
 
 LAB_MAX_WORDS = 64  # the lab's limit: 64 tokens (the illustrative source splits on spaces)
-
 
 class LabLink(_Strict):
     """A link from a step to the lab (/lab), opening it with the step's own sentence."""
@@ -164,6 +162,8 @@ class Step(_Strict):
         "A link to the lab shown with this step, opening it with this sentence (and source, layer, head)."))
     words: Words | None = Field(default=None, description=(
         "The texts of the notes and cards this step's builder draws (they override the slide's)."))
+    question: dict[str, Any] | None = Field(default=None, description=(
+        "A guess asked here, revealed on the next step: kind, prompt, answer (checked by frames/quiz.py)."))
 
 
 class Slide(_Strict):

@@ -19,7 +19,7 @@ boot("presenter", {
     return [new PreviewStage(player, current, frames),
       new PreviewStage(nextPlayer, root.querySelector("#preview-next"), frames),
       new SpeakerNotesController(player, root, nextPlayer), new TimerController(player, root),
-      new RoomPresenterController(player, root)]; // live rooms: R starts one
+      new RoomPresenterController(player, root, frames)]; // live rooms: R starts one
   },
   slidesFrom: current,
   blackout: { host: current, label: "The audience sees a {tone} screen · any key returns" },

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from attention_talk.deck import Deck, DeckError, read_deck, read_decks
 from attention_talk.frames.contract import Frame, FrameBody
 from attention_talk.frames.figures import COMMON, FigureSource, figures, prepare_deck
+from attention_talk.frames.quiz import attach_questions, check_questions
 from attention_talk.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ def load_deck(path: Path) -> Deck:
         if exc.deck is None:  # the structure itself: nothing further can be checked
             raise
         deck, errors = exc.deck, list(exc.errors)
-    errors += _check_builders(deck) + _check_presets(deck)
+    errors += _check_builders(deck) + _check_presets(deck) + check_questions(deck)
     sources = figure_sources(deck) + ([_kept_model_figures] if needs_model(deck) else [])
     try:
         prepared = prepare_deck(deck, path, sources)
@@ -290,6 +291,7 @@ def _build_frames(deck: Deck, model, figs: dict[str, object] | None = None) -> d
                 drawn |= words.drawn
                 errors.extend(f"{at} › step {j + 1} › field {f}: {why}" for f, why in words.unused())
         errors.extend(f"{at} › field {f}: {why}" for f, why in _unused_slide_words(slide, drawn))
+    errors += attach_questions(deck, out)
     if errors:
         raise DeckError(Path(f"{deck.id}.yaml"), errors)
     return out

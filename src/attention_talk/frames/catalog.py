@@ -238,6 +238,21 @@ the step and the field, and the exit status is 1.
   SmolLM2-135M), `layer` (model only) and `head` (0-based, as in the lab's URL
   `/lab?text=…&source=model&layer=…&head=…`) and `label` (the link's words). The text has at most
   64 words and no control characters.
+- A step may ask the room to guess before it is shown: `question: {{kind, prompt, answer}}`. The
+  `kind` is `token` (pick a column of a row: the key that row reads most), `cell` (pick a cell of a
+  map: where it is largest), `order` (put a row's columns in order, largest first; at most 8) or
+  `estimate` (one cell's value, on a slider: 0 to 1 for weights, else the smallest to the largest
+  value the tensor shows). The answer is never typed: `answer` names a tensor drawn on the *next*
+  step (the reveal step) by its `tensor` name and, by label, its `row` (token, order, estimate) and
+  `col` (estimate only); the engine reads the answer from that tensor's values when the frames are
+  built, and the reveal step shows it with the figures it was read from and how. The `prompt` (up
+  to 200 characters) types no number. Alone, the student answers or skips and sees on the next
+  step whether the guess was right and how far off; in a live room, followers answer on their
+  phones, the projector and speaker view show how many answered and the spread, and the presenter
+  reveals (README, "Questions in a room"). A wrong tensor or label, a kind without its row or col,
+  or a question on the deck's last step is one error naming the slide, the step and the field
+  (`question.answer`), e.g. `question: {{kind: token, prompt: "Which word will dog read most?",
+  answer: {{tensor: weights, row: dog}}}}`.
 - What a slide shows: a `title` slide shows the deck's title and subtitle; the other templates
   show the slide title, what the step's builder draws (matrices, widgets, notes, counters) and the
   caption under it. Press T in the talk to show the narration. A step without a `frame` shows only

@@ -17,6 +17,7 @@ from pydantic import Field, model_validator
 
 from attention_talk.frames.primitives import Box, Kind
 from attention_talk.frames.primitives import Strict as _Model
+from attention_talk.frames.quiz import Question, Reveal
 from attention_talk.frames.widgets import AnyWidget, Widget
 
 __all__ = [
@@ -237,3 +238,8 @@ class Frame(FrameBody):
     caption: str
     narration: str
     builder: str | None = None
+    # absent when None: most frames ask nothing, and the first paint's bytes are counted
+    question: Question | None = Field(default=None, exclude_if=lambda v: v is None,
+                                      description="A guess asked on this step (frames/quiz.py).")
+    reveal: Reveal | None = Field(default=None, exclude_if=lambda v: v is None,
+                                  description="The answer to the previous step's question.")

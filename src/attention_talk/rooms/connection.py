@@ -16,20 +16,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from attention_talk.frames.quiz import pick_fits
 from attention_talk.rooms.codes import normalise_code, secret_matches
 from attention_talk.rooms.hub import ENDED, UNAVAILABLE, UNKNOWN_ROOM, HubUnavailable, RoomHub
-from attention_talk.rooms.messages import BadMessage, End, Go, Hello, error, parse
+from attention_talk.rooms.messages import Answer, BadMessage, End, Go, Hello, Reveal, error, parse, yours
 
 # Close codes (4000-4999 are the application's own, mirroring HTTP statuses).
 BAD_MESSAGE = 1008  # policy violation: malformed, not what this role may send
 TOO_BIG = 1009
-FORBIDDEN = 4403  # a follower's go or end, a wrong secret
+FORBIDDEN = 4403  # a follower's go, end or reveal, a presenter's answer, a wrong secret
+CLOSED = 4409  # an answer after the reveal: not final, the page reconnects (its answer stands as it was)
 HELLO_TIMEOUT = 4408
 TOO_MANY = 4429
 TRY_LATER = 1013  # as UNAVAILABLE: the room is full on this server; clients retry with backoff
@@ -72,6 +75,10 @@ class Seats(Protocol):
         """Why a follower is refused."""
 
 
+Questions = Callable[[str, int, int], Awaitable[tuple[str, int, int] | None]]
+"""(deck, slide, step) → the shape of the question asked there (frames/quiz.py ``question_shape``), or None."""
+
+
 class Refused(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
@@ -82,14 +89,16 @@ class Connection:
     """A subscriber of the hub (``deliver``, ``drop``) that speaks the protocol on one WebSocket."""
 
     def __init__(self, ws: WebSocket, hub: RoomHub, code: str, deck_steps: Callable[[str], list[int] | None],
-                 rate: float, seats: Seats | None = None) -> None:
-        self.ws, self.hub, self.deck_steps = ws, hub, deck_steps
+                 rate: float, seats: Seats | None = None, questions: Questions | None = None) -> None:
+        self.ws, self.hub, self.deck_steps, self.questions = ws, hub, deck_steps, questions
         self.code = normalise_code(code)  # None: not a code, refused before any lookup
         shared = ws.scope.get("extensions", {}).get(RATE_LIMIT_EXTENSION, {}).get("limit")
         self.limit: RateLimit = shared or RateLimit(rate, 2 * rate)
         self.seats = seats
         self.role = ""
         self.latest: str | None = None
+        self.others: dict[str, str] = {}  # tell(): the latest message of each other kind
+        self.token = ""
         self.closing: tuple[int, str] | None = None
         self.ready = asyncio.Event()
 
@@ -99,6 +108,10 @@ class Connection:
 
     def drop(self, code: int, reason: str) -> None:
         self.closing = (code, reason)
+        self.ready.set()
+
+    def tell(self, kind: str, message: str) -> None:
+        self.others[kind] = message
         self.ready.set()
 
     async def run(self) -> None:
@@ -115,9 +128,11 @@ class Connection:
             if hello.role == "presenter" and not secret_matches(hello.secret, info.digest):
                 raise Refused(FORBIDDEN, "wrong secret: only the presenter may drive this room")
             self.role = hello.role
+            self.token = hello.token or secrets.token_urlsafe(16) if hello.role == "follower" else ""
             seated = self._take_seat()
             sender = asyncio.get_running_loop().create_task(self._send_loop())
             joined = await self._join(info)
+            await self._greet(info.deck)
             await self._receive_loop(info.deck)  # returns when the presenter ended the room
             await sender  # it closes the socket with ENDED, then returns
         except Refused as refused:
@@ -197,6 +212,9 @@ class Connection:
             msg = await self._next_message()
             if isinstance(msg, Hello):
                 raise Refused(BAD_MESSAGE, "hello: already said")
+            if isinstance(msg, Answer | Reveal):
+                await self._question_message(deck, msg)
+                continue
             if self.role != "presenter":
                 raise Refused(FORBIDDEN, f"{msg.type}: followers follow; only the presenter may move or end the room")
             if isinstance(msg, End):
@@ -205,6 +223,7 @@ class Connection:
             self._check_bounds(msg, self.deck_steps(deck) or [])
             if not await self._hub_go(msg):
                 raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (it expired)")
+            await self._greet(deck, msg.slide, msg.step)  # a question step: its tally so far
 
     async def _hub_go(self, msg: Go) -> bool:
         try:
@@ -221,6 +240,57 @@ class Connection:
         if not ended:
             raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (it expired)")
         self.drop(ENDED, "room ended by the presenter")  # the hub closed it already; to be sure
+
+    # ---------- questions: a follower's answer, the presenter's reveal ----------
+
+    async def _asked(self, deck: str, msg: Answer | Reveal) -> tuple:
+        """The shape of the question on the room's current step, which ``msg`` must name; Refused."""
+        room = self.hub.local.get(self.code)
+        where = f"slide {msg.slide} step {msg.step}"
+        if room is None or (room.state.slide, room.state.step) != (msg.slide, msg.step):
+            raise Refused(BAD_MESSAGE, f"{msg.type}: {where} is not the room's current step")
+        shape = await self.questions(deck, msg.slide, msg.step) if self.questions else None
+        if shape is None:
+            raise Refused(BAD_MESSAGE, f"{msg.type}: {where} asks no question")
+        return shape
+
+    async def _question_message(self, deck: str, msg: Answer | Reveal) -> None:
+        if isinstance(msg, Reveal) and self.role != "presenter":
+            raise Refused(FORBIDDEN, "reveal: only the presenter may reveal the answer")
+        if isinstance(msg, Answer) and self.role != "follower":
+            raise Refused(FORBIDDEN, "answer: the presenter asks; only followers answer")
+        shape = await self._asked(deck, msg)
+        try:
+            if isinstance(msg, Reveal):
+                tally = await self.hub.reveal(self.code, msg.slide, msg.step)
+            elif (why := pick_fits(shape, msg.pick)) is not None:
+                raise Refused(BAD_MESSAGE, f"pick: out of range for this {shape[0]} question: {why}")
+            else:
+                tally = await self.hub.answer(self.code, msg.slide, msg.step, self.token, msg.pick)
+        except HubUnavailable:
+            raise Refused(UNAVAILABLE, "rooms unavailable: reconnecting") from None
+        if tally is None:
+            raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (it expired)")
+        if isinstance(msg, Answer):
+            if tally.revealed:
+                raise Refused(CLOSED, "answer: the presenter revealed this question; answers are closed")
+            self.tell("yours", yours(msg.slide, msg.step, msg.pick))
+
+    async def _greet(self, deck: str, slide: int | None = None, step: int | None = None) -> None:
+        """On joining (or moving to) a question step: a presenter gets its tally, a follower its answer."""
+        room = self.hub.local.get(self.code)
+        if room is None or self.questions is None:
+            return
+        slide, step = slide or room.state.slide, step or room.state.step
+        try:
+            if await self.questions(deck, slide, step) is None:
+                return
+            if self.role == "presenter":
+                self.tell("tally", (await self.hub.tally(self.code, slide, step)).message(slide, step))
+            elif (pick := await self.hub.mine(self.code, slide, step, self.token)) is not None:
+                self.tell("yours", yours(slide, step, pick))
+        except HubUnavailable:
+            raise Refused(UNAVAILABLE, "rooms unavailable: reconnecting") from None
 
     @staticmethod
     def _check_bounds(msg: Go, steps: list[int]) -> None:
@@ -240,6 +310,8 @@ class Connection:
                 message, self.latest = self.latest, None
                 if message is not None:
                     await self.ws.send_text(message)
+                while self.others:
+                    await self.ws.send_text(self.others.pop(next(iter(self.others))))
 
     async def _refuse(self, refused: Refused) -> None:
         with contextlib.suppress(Exception):

@@ -20,10 +20,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from attention_talk.frames.quiz import bucket
 from attention_talk.rooms.codes import is_code
-from attention_talk.rooms.messages import State
+from attention_talk.rooms.messages import State, Tally
 
 COUNT_DELAY = 0.05  # seconds: follower joins and leaves in a burst give one count update, not one each
+TALLY_DELAY = 0.05  # seconds: answers in a burst give presenters one tally, not one each
 UNAVAILABLE = 1013  # "try again later": the backend is gone; clients reconnect with backoff
 UNKNOWN_ROOM = 4404  # no such room (wrong code, expired, never claimed): final, clients stop
 ENDED = 4410  # the presenter ended the room ("gone"): final, clients stop
@@ -45,6 +47,9 @@ class Subscriber(Protocol):
 
     def drop(self, code: int, reason: str) -> None:
         """Close the socket: the hub lost its backend, or the room is gone."""
+
+    def tell(self, kind: str, message: str) -> None:
+        """Queue a message of another kind than a state (a tally; only the latest of a kind is kept)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +79,13 @@ class LocalRoom:
     followers_here: int = 0
     followers_total: int = 0
     count_task: asyncio.Task | None = None
+    tally: tuple[int, int, Tally] | None = None  # the latest tally heard: slide, step, tally
+    tally_task: asyncio.Task | None = None
+
+    def cancel(self) -> None:
+        for task in (self.count_task, self.tally_task):
+            if task:
+                task.cancel()
 
 
 class RoomHub(ABC):
@@ -111,6 +123,70 @@ class RoomHub(ABC):
         ended = await self._end(code)
         await self.close_room(code, ENDED, "room ended by the presenter")  # this worker's at once
         return ended
+
+    # ---------- questions: one answer per follower token, counted per question (slide, step) ----------
+
+    async def answer(self, code: str, slide: int, step: int, token: str, pick: list[int]) -> Tally | None:
+        """Record a follower's answer, replacing its earlier one: the tally after it. A tally marked
+        revealed: the question is closed and the answer was not recorded. None: the room has gone."""
+        if not is_code(code):
+            return None
+        tally = await self._answer(code, slide, step, token, bucket(pick))
+        if tally is not None and not tally.revealed:
+            self.on_tally(code, slide, step, tally)
+        return tally
+
+    async def reveal(self, code: str, slide: int, step: int) -> Tally | None:
+        """Close the question (no answer is taken after it): its final tally, sent to presenters."""
+        tally = await self._reveal(code, slide, step) if is_code(code) else None
+        if tally is not None:
+            self.on_tally(code, slide, step, tally)
+        return tally
+
+    async def tally(self, code: str, slide: int, step: int) -> Tally:
+        return await self._tally(code, slide, step) if is_code(code) else Tally()
+
+    async def mine(self, code: str, slide: int, step: int, token: str) -> list[int] | None:
+        """The answer the follower with ``token`` gave, or None."""
+        found = await self._mine(code, slide, step, token) if is_code(code) else None
+        return [int(x) for x in found.split(",")] if found else None
+
+    def on_tally(self, code: str, slide: int, step: int, tally: Tally) -> None:
+        """A newer tally (from this worker or another): presenters get it soon, once for a burst."""
+        room = self.local.get(code)
+        if room is None:
+            return
+        old = room.tally
+        if old and (old[0], old[1]) == (slide, step) and old[2].version >= tally.version and not tally.revealed:
+            return
+        room.tally = (slide, step, tally)
+        if room.tally_task is None:
+            room.tally_task = asyncio.get_running_loop().create_task(self._send_tally(room))
+
+    async def _send_tally(self, room: LocalRoom) -> None:
+        await asyncio.sleep(TALLY_DELAY)
+        room.tally_task = None
+        slide, step, tally = room.tally
+        message = tally.message(slide, step)
+        for sub in tuple(room.subscribers):
+            if sub.role == "presenter":
+                sub.tell("tally", message)
+
+    @abstractmethod
+    async def _answer(self, code: str, slide: int, step: int, token: str, pick: str) -> Tally | None:
+        """Store ``pick`` (a bucket) as ``token``'s answer unless revealed; the tally; None: no room."""
+
+    @abstractmethod
+    async def _reveal(self, code: str, slide: int, step: int) -> Tally | None:
+        """Mark the question revealed; its tally (revealed), None when the room has gone."""
+
+    @abstractmethod
+    async def _tally(self, code: str, slide: int, step: int) -> Tally:
+        """The question's tally as stored."""
+
+    @abstractmethod
+    async def _mine(self, code: str, slide: int, step: int, token: str) -> str | None:
+        """``token``'s stored bucket for the question."""
 
     @abstractmethod
     async def _find(self, code: str) -> RoomInfo | None:
@@ -172,8 +248,7 @@ class RoomHub(ABC):
             self.recount(code, notify=True)
             return
         del self.local[code]
-        if room.count_task:
-            room.count_task.cancel()
+        room.cancel()
         with contextlib.suppress(HubUnavailable):
             await self._count(code, 0, notify=True)
             await self._unsubscribe(code)
@@ -212,8 +287,7 @@ class RoomHub(ABC):
         room = self.local.pop(code, None)
         if room is None:
             return
-        if room.count_task:
-            room.count_task.cancel()
+        room.cancel()
         for sub in tuple(room.subscribers):
             sub.drop(close_code, reason)
         with contextlib.suppress(HubUnavailable):
@@ -223,7 +297,6 @@ class RoomHub(ABC):
         """Close every local socket (the backend went away, or the server stops)."""
         rooms, self.local = self.local, {}
         for room in rooms.values():
-            if room.count_task:
-                room.count_task.cancel()
+            room.cancel()
             for sub in tuple(room.subscribers):
                 sub.drop(code, reason)

@@ -8,11 +8,12 @@ for ``idle_timeout``. Expired rooms are swept on every ``create``, before the ca
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
 
 from attention_talk.rooms.codes import digest, new_code, new_secret
 from attention_talk.rooms.hub import UNKNOWN_ROOM, HubFull, NewRoom, RoomHub, RoomInfo
-from attention_talk.rooms.messages import State
+from attention_talk.rooms.messages import State, Tally
 
 
 @dataclass
@@ -22,6 +23,15 @@ class _Room:
     created: float
     last_active: float
     claimed: bool = False
+    answers: dict[tuple[int, int], dict[str, str]] = field(default_factory=dict)  # question → token → pick
+    counts: dict[tuple[int, int], Counter] = field(default_factory=dict)
+    revealed: set[tuple[int, int]] = field(default_factory=set)
+    versions: Counter = field(default_factory=Counter)
+
+    def tally(self, q: tuple[int, int]) -> Tally:
+        counts = self.counts.get(q, Counter())
+        return Tally(len(self.answers.get(q, ())), {k: n for k, n in counts.items() if n}, q in self.revealed,
+                     self.versions[q])
 
 
 class InProcessHub(RoomHub):
@@ -96,3 +106,32 @@ class InProcessHub(RoomHub):
 
     async def _count(self, code: str, here: int, notify: bool) -> int:
         return here
+
+    async def _answer(self, code: str, slide: int, step: int, token: str, pick: str) -> Tally | None:
+        room, q = self.rooms.get(code), (slide, step)
+        if room is None:
+            return None
+        if q not in room.revealed:
+            answers, counts = room.answers.setdefault(q, {}), room.counts.setdefault(q, Counter())
+            if (old := answers.get(token)) is not None:
+                counts[old] -= 1
+            answers[token] = pick
+            counts[pick] += 1
+            room.versions[q] += 1
+            room.last_active = self.clock()
+        return room.tally(q)
+
+    async def _reveal(self, code: str, slide: int, step: int) -> Tally | None:
+        room = self.rooms.get(code)
+        if room is None:
+            return None
+        room.revealed.add((slide, step))
+        return room.tally((slide, step))
+
+    async def _tally(self, code: str, slide: int, step: int) -> Tally:
+        room = self.rooms.get(code)
+        return room.tally((slide, step)) if room else Tally()
+
+    async def _mine(self, code: str, slide: int, step: int, token: str) -> str | None:
+        room = self.rooms.get(code)
+        return room.answers.get((slide, step), {}).get(token) if room else None

@@ -2,10 +2,16 @@
 
 Client → server: ``{"type": "hello", "role": "follower"}``,
 ``{"type": "hello", "role": "presenter", "secret": "..."}``, then (presenters only)
-``{"type": "go", "slide", "step", "paused"}`` and ``{"type": "end"}`` (end the room: every socket
-of it is closed with 4410).
+``{"type": "go", "slide", "step", "paused"}``, ``{"type": "end"}`` (end the room: every socket
+of it is closed with 4410) and ``{"type": "reveal", "slide", "step"}`` (close the question asked on
+that step); followers may send ``{"type": "answer", "slide", "step", "pick"}`` (frames/quiz.py's
+pick encoding) for the question on the room's current step. A follower's hello may carry a
+``token``: a random id its page keeps, so that after a reconnect its answer is still its own.
 Server → client: ``{"type": "state", "deck", "slide", "step", "paused", "followers"}`` at once and
-on every change; ``{"type": "error", "message"}`` just before the server closes the socket.
+on every change; to presenters, ``{"type": "tally", "slide", "step", "answered", "counts",
+"revealed"}`` (counts: pick → how many) when the answers to the current question change; to a
+follower, ``{"type": "yours", "slide", "step", "pick"}`` (its answer as the room holds it);
+``{"type": "error", "message"}`` just before the server closes the socket.
 
 Strict both ways: a field takes its own JSON type only (``"paused": 0`` is not ``false``, ``"slide":
 "2"`` and ``true`` are not numbers), an object may not name a key twice (JSON parsers disagree on
@@ -15,7 +21,7 @@ which value wins), and unknown keys are refused.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -52,6 +58,7 @@ class Hello(ClientMessage):
     type: Literal["hello"]
     role: Literal["follower", "presenter"]
     secret: str | None = Field(default=None, min_length=1, max_length=128)
+    token: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{16,64}$")
 
 
 class Go(ClientMessage):
@@ -66,14 +73,31 @@ class End(ClientMessage):
     type: Literal["end"]
 
 
-INCOMING = TypeAdapter(Annotated[Hello | Go | End, Field(discriminator="type")])
+MAX_PICK = 99  # the largest number in a pick (frames/quiz.py: at most 24 choices, 21 slider positions)
+
+
+class Answer(ClientMessage):
+    type: Literal["answer"]
+    slide: int = Field(ge=1, le=100_000)
+    step: int = Field(ge=1, le=100_000)
+    pick: list[Annotated[int, Field(ge=0, le=MAX_PICK)]] = Field(min_length=1, max_length=8)
+
+
+class Reveal(ClientMessage):
+    type: Literal["reveal"]
+    slide: int = Field(ge=1, le=100_000)
+    step: int = Field(ge=1, le=100_000)
+
+
+INCOMING = TypeAdapter(Annotated[Hello | Go | End | Answer | Reveal, Field(discriminator="type")])
+TAGS = (("hello",), ("go",), ("end",), ("answer",), ("reveal",))
 
 
 class BadMessage(ValueError):
     """A message refused: ``str(exc)`` says which field and why (never echoing the input)."""
 
 
-def parse(text: str | bytes) -> Hello | Go | End:
+def parse(text: str | bytes) -> Hello | Go | End | Answer | Reveal:
     """One client message, or BadMessage. Size is checked first, then JSON, then the fields."""
     size = len(text.encode() if isinstance(text, str) else text)
     if size > MAX_MESSAGE_BYTES:
@@ -87,7 +111,7 @@ def parse(text: str | bytes) -> Hello | Go | End:
         return INCOMING.validate_python(data)
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
-        tagged = first["loc"][:1] in (("hello",), ("go",), ("end",))  # the union's tag comes first: drop it
+        tagged = first["loc"][:1] in TAGS  # the union's tag comes first: drop it
         loc = first["loc"][1:] if tagged else first["loc"]
         field = ".".join(str(p) for p in loc) or "message"
         raise BadMessage(f"{field}: {first['msg'].removeprefix('Value error, ')}") from None
@@ -115,6 +139,24 @@ class State:
     def message(self, followers: int) -> str:
         return orjson.dumps({"type": "state", "deck": self.deck, "slide": self.slide, "step": self.step,
                              "paused": self.paused, "followers": followers}).decode()
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """The answers to one question: how many answered, how many gave each pick, whether it is revealed."""
+
+    answered: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    revealed: bool = False
+    version: int = 0  # bumped by every answer: a worker drops a tally older than the one it has
+
+    def message(self, slide: int, step: int) -> str:
+        return orjson.dumps({"type": "tally", "slide": slide, "step": step, "answered": self.answered,
+                             "counts": self.counts, "revealed": self.revealed}).decode()
+
+
+def yours(slide: int, step: int, pick: list[int]) -> str:
+    return orjson.dumps({"type": "yours", "slide": slide, "step": step, "pick": pick}).decode()
 
 
 def error(message: str) -> str:

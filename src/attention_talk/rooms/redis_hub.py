@@ -49,6 +49,7 @@ from redis.exceptions import RedisError
 from attention_talk.rooms.codes import digest, is_code, new_code, new_secret
 from attention_talk.rooms.hub import ENDED, UNAVAILABLE, HubFull, HubUnavailable, NewRoom, RoomHub, RoomInfo
 from attention_talk.rooms.messages import State
+from attention_talk.rooms.redis_answers import RedisAnswers
 
 log = logging.getLogger(__name__)
 PREFIX = "attention-talk:room:"
@@ -155,7 +156,11 @@ def _key(code: str) -> str:
     return PREFIX + code
 
 
-class RedisHub(RoomHub):
+ROOM_FIELDS = ("deck", "digest", "slide", "step", "paused", "seq", "claimed")  # read by name: answers share the hash
+
+
+class RedisHub(RedisAnswers, RoomHub):
+    _key = staticmethod(_key)
     def __init__(self, url: str, idle_timeout: float, claim_timeout: float = 120.0, max_rooms: int = 1000) -> None:
         super().__init__(idle_timeout, claim_timeout)
         self.ttl = max(1, math.ceil(idle_timeout))  # EXPIRE takes whole seconds; 0 would delete at once
@@ -216,10 +221,14 @@ class RedisHub(RoomHub):
             if made:
                 return NewRoom(code, secret, deck)
 
+    async def _hash(self, code: str) -> dict[str, str]:
+        values = await self._call(self.redis.hmget(_key(code), ROOM_FIELDS))
+        return {k: v for k, v in zip(ROOM_FIELDS, values, strict=True) if v is not None}
+
     async def _find(self, code: str) -> RoomInfo | None:
-        info = _room_info(await self._call(self.redis.hgetall(_key(code))))
+        info = _room_info(await self._hash(code))
         if info is None and await self._recover(code):
-            info = _room_info(await self._call(self.redis.hgetall(_key(code))))
+            info = _room_info(await self._hash(code))
         if info is None and (await self._meet(after_loss=True)).restoring:
             raise HubUnavailable("Redis lost its rooms: they are being written back")
         return info
@@ -329,6 +338,8 @@ class RedisHub(RoomHub):
             return
         if data["t"] == "count":
             self.recount(code)
+        elif data["t"] == "tally":
+            self.on_tally_notice(code, data)
         elif data["t"] == "end":
             await self.close_room(code, ENDED, "room ended by the presenter")
         elif data["t"] == "go":

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from attention_talk.deck import Deck, DeckError
 from attention_talk.frames import build_deck, build_deck_frames, load_decks, needs_model
+from attention_talk.frames.quiz import question_shape
 from attention_talk.model import INSTALL_HINT, ModelFileError, ModelMissing, loader
 from attention_talk.model.gguf_file import resolve_path
 from attention_talk.web.compression import Payload
@@ -63,6 +64,8 @@ class Store:
     manifests: dict[str, Payload] = field(default_factory=dict)
     frames: dict[tuple[str, str], Payload] = field(default_factory=dict)
     derivations: dict[tuple[str, str], Payload] = field(default_factory=dict)
+    # (deck, slide, step) → the shape of the question asked there (frames/quiz.py question_shape)
+    questions: dict[tuple[str, int, int], tuple[str, int, int]] = field(default_factory=dict)
     folder: Path | None = None
     model_path: Path | None = None
     model_cache_dir: Path | None = None  # the shared float32 weights (ATTENTION_TALK_MODEL_CACHE_DIR)
@@ -137,6 +140,8 @@ class Store:
         """Keep ``deck`` with its manifest and every slide's frames and derivations, each as a ready
         payload: the frames without their cells' ``parts``, which wait apart until a panel opens."""
         for slide_id, slide_frames in frames.items():
+            self.questions.update({(deck.id, f.slide_number, f.step): question_shape(f.question)
+                                   for f in slide_frames if f.question is not None})
             body = SlideFrames(deck=deck.id, slide=slide_id, frames=slide_frames).model_dump(mode="json")
             self.derivations[deck.id, slide_id] = Payload.of(
                 {"deck": deck.id, "slide": slide_id, "steps": split_parts(body["frames"])})

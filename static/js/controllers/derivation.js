@@ -10,6 +10,9 @@
 import { idle } from "../lib/idle.js";
 import { createPanel, markDerivable, neighbour, placePanel, renderDerivation } from "../views/derivation.js";
 import { Controller } from "./controller.js";
+// The talk page's question panel comes with it (loaded after the first paint, as this is; main.js,
+// counted in the first paint's bytes, stays as it was): controllers/quiz.js.
+import { QuizController } from "./quiz.js";
 
 export class DerivationController extends Controller {
   constructor(player, root, frames = null) {
@@ -28,6 +31,7 @@ export class DerivationController extends Controller {
       else if (this.panel && !this.panel.hidden && !this.panel.contains(e.target)) this.close();
     };
     this._onKey = (e) => this.onKey(e);
+    this.quiz = new QuizController(player, root, frames);
   }
 
   bind() {
@@ -35,6 +39,7 @@ export class DerivationController extends Controller {
     this.player.addEventListener("close", this._close);
     document.addEventListener("click", this._onClick);
     document.addEventListener("keydown", this._onKey);
+    this.quiz.bind();
     return this;
   }
 
@@ -43,6 +48,7 @@ export class DerivationController extends Controller {
     this.player.removeEventListener("close", this._close);
     document.removeEventListener("click", this._onClick);
     document.removeEventListener("keydown", this._onKey);
+    this.quiz.unbind();
   }
 
   onKey(event) {

@@ -11,9 +11,11 @@ import { Controller } from "./controller.js";
 const same = (a, b) => a.slide === b.slide && a.step === b.step && a.paused === b.paused;
 
 export class RoomDriver extends Controller {
-  constructor(player, socket, { lead = false, onState = () => {} } = {}) {
+  /** `before(from, to)`: called before a local move is sent (the speaker view reveals a question). */
+  constructor(player, socket, { lead = false, onState = () => {}, before = () => {} } = {}) {
     super(player);
     this.socket = socket;
+    this.before = before;
     this.lead = lead;
     this.onState = onState;
     this.inFlight = [];
@@ -43,8 +45,9 @@ export class RoomDriver extends Controller {
     return { slide, step, paused };
   }
 
-  update(_state, { source } = {}) {
+  update(state, { source, previous } = {}) {
     if (source === "room" || source === "start") return;
+    if (previous) this.before(previous, state);
     this.push();
   }
 

@@ -2,7 +2,7 @@
 // The follower may wander off with any navigation key; the "Live" badge (or C) brings them back to
 // where the presenter is. The badge says which it is: live, not live, reconnecting, or ended.
 import { element } from "../lib/element.js";
-import { RoomSocket } from "../lib/room-socket.js";
+import { RoomSocket, followerToken } from "../lib/room-socket.js";
 import { Controller } from "./controller.js";
 
 const TEXT = {
@@ -18,7 +18,8 @@ export class RoomFollowerController extends Controller {
   constructor(player, root, room, { socket = null } = {}) {
     super(player);
     this.room = room;
-    this.socket = socket ?? new RoomSocket(room.code, { type: "hello", role: "follower" });
+    this.root = root;
+    this.socket = socket ?? new RoomSocket(room.code, { type: "hello", role: "follower", token: followerToken(room.code) });
     this.live = true;
     this.latest = null;
     this.badge = this.makeBadge(root);
@@ -44,6 +45,7 @@ export class RoomFollowerController extends Controller {
     this.badge.addEventListener("click", this._onClick);
     this.socket.start();
     this.render();
+    this.root.dispatchEvent(new CustomEvent("quizroom", { detail: this.quizRoom() })); // controllers/quiz.js
     return this;
   }
 
@@ -80,6 +82,14 @@ export class RoomFollowerController extends Controller {
     if (this.latest) this.apply(this.latest);
     this.render();
     this.badge.blur();
+  }
+
+  /** What the question panel (controllers/quiz.js) needs of the room: the socket, whether this page
+   * follows the presenter live on `frame`'s step, and whether that question is revealed. */
+  quizRoom() {
+    const here = (frame) => this.latest && this.latest.slide === frame.slide_number && this.latest.step === frame.step;
+    return { socket: this.socket, isLive: (frame) => this.live && this.socket.status === "live" && here(frame),
+      revealed: (frame) => Boolean(this.latest?.revealed) && here(frame) };
   }
 
   /** Why the room ended, when it has (the presenter ended it, or it expired): the badge's title. */

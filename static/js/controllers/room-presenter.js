@@ -18,8 +18,9 @@ const STATUS = { connecting: "connecting…", live: "live", reconnecting: "recon
 const END_ARMED_MS = 4000; // how long "End room" waits for its confirming click
 
 export class RoomPresenterController extends Controller {
-  constructor(player, root) {
+  constructor(player, root, frames = null) {
     super(player);
+    this.frames = frames;
     this.deck = player.manifest.id;
     this.key = `attention-talk-room:${this.deck}`;
     this.channel = openRoomChannel(this.deck);
@@ -42,6 +43,7 @@ export class RoomPresenterController extends Controller {
     const code = element("strong", { className: "room-code", attrs: { id: "room-code" } }, info);
     const followers = element("span", { className: "room-followers", attrs: { id: "room-followers" } }, info);
     const status = element("span", { className: "room-status", attrs: { id: "room-status" } }, info);
+    const tally = element("span", { className: "room-tally", attrs: { id: "room-tally" } }, info);
     const qr = element("button", { className: "room-button", text: "QR on screen",
       attrs: { type: "button", id: "room-qr-show", "aria-keyshortcuts": "Q" } }, bar);
     const remote = element("button", { className: "room-button", text: "Phone remote",
@@ -58,7 +60,7 @@ export class RoomPresenterController extends Controller {
     start.addEventListener("click", (e) => { e.currentTarget.blur(); this.start(); });
     qr.addEventListener("click", (e) => { e.currentTarget.blur(); this.player.perform("qr"); });
     remote.addEventListener("click", (e) => { e.currentTarget.blur(); this.toggleRemote(); });
-    return { bar, start, info, code, followers, status, qr, remote, panel, img, link };
+    return { bar, start, info, code, followers, status, tally, qr, remote, panel, img, link };
   }
 
   bind() {
@@ -112,7 +114,9 @@ export class RoomPresenterController extends Controller {
     this.stopRoom();
     this.room = room;
     this.socket = new RoomSocket(room.code, { type: "hello", role: "presenter", secret: room.presenter_secret });
-    this.driver = new RoomDriver(this.player, this.socket, { lead: true, onState: (msg) => this.counted(msg) }).bind();
+    this.driver = new RoomDriver(this.player, this.socket, { lead: true, onState: (msg) => this.counted(msg),
+      before: (from, to) => this.revealing(from, to) }).bind();
+    this.socket.addEventListener("tally", (e) => this.tallied(e.detail));
     this.socket.addEventListener("status", () => this.render());
     this.socket.start();
     this.announce();
@@ -129,6 +133,24 @@ export class RoomPresenterController extends Controller {
     if (!this.room) return;
     const spoken = this.room.code.match(/.{1,3}/g).join("-");
     this.channel?.postMessage({ type: "room", code: this.room.code, spoken, join: this.room.join_url });
+  }
+
+  /** Moving on from a question step to its reveal: the room's question closes first (presenter only). */
+  revealing(from, to) {
+    const frame = this.frames?.peek(this.player.slides[from.slide - 1].id, from.step);
+    const next = this.player.following(from);
+    if (frame?.question && next && next.slide === to.slide && next.step === to.step) {
+      this.socket?.send({ type: "reveal", slide: from.slide, step: from.step });
+    }
+  }
+
+  /** The room's answers to the question on its step: in the bar, and to the audience screen. */
+  tallied(msg) {
+    const frame = this.frames?.peek(this.player.slides[msg.slide - 1]?.id, msg.step);
+    if (!frame?.question) return;
+    const n = msg.answered;
+    this.ui.tally.textContent = `${n} ${n === 1 ? "answer" : "answers"}${msg.revealed ? " · revealed" : ""}`;
+    this.channel?.postMessage({ type: "tally", id: frame.question.id, answered: n, counts: msg.counts });
   }
 
   counted(msg) {

@@ -14,6 +14,19 @@ export function backoff(attempt, random = Math.random) {
   return ceiling / 2 + random() * (ceiling / 2);
 }
 
+/** A follower's token (random, kept in this tab): after a reconnect the room knows its answer. */
+export function followerToken(code) {
+  const key = `attention-talk-follower:${code}`;
+  try {
+    const kept = sessionStorage.getItem(key);
+    if (kept && /^[A-Za-z0-9_-]{16,64}$/.test(kept)) return kept;
+  } catch { /* storage off: a token for this page only */ }
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const token = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  try { sessionStorage.setItem(key, token); } catch { /* storage off */ }
+  return token;
+}
+
 export class RoomSocket extends EventTarget {
   constructor(code, hello, { url = null } = {}) {
     super();
@@ -62,6 +75,7 @@ export class RoomSocket extends EventTarget {
     let msg;
     try { msg = JSON.parse(data); } catch { return; }
     if (msg?.type === "error") { this.lastError = String(msg.message); return; }
+    if (msg?.type === "tally" || msg?.type === "yours") { this.dispatchEvent(new CustomEvent(msg.type, { detail: msg })); return; }
     if (msg?.type !== "state") return;
     if (this.status !== "live") { this.attempt = 0; this.setStatus("live"); }
     this.dispatchEvent(new CustomEvent("state", { detail: msg }));

@@ -14,6 +14,7 @@ a socket is counted from its handshake, a follower seated after its hello."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import ipaddress
 from collections.abc import AsyncIterator
@@ -280,4 +281,10 @@ def room_connection(ws: WebSocket, code: str, settings: Settings, counts: Socket
         deck = store.find(deck_id)
         return [len(s.steps) for s in deck.slides] if deck else None
 
-    return Connection(ws, ws.app.state.rooms, code, deck_steps, settings.room_rate_limit, seats=counts)  # it normalises
+    async def questions(deck_id: str, slide: int, step: int) -> tuple[str, int, int] | None:
+        if deck_id not in store.decks and store.find(deck_id) is not None:  # not built on this worker yet
+            await asyncio.to_thread(store.try_ensure, deck_id)
+        return store.questions.get((deck_id, slide, step))
+
+    return Connection(ws, ws.app.state.rooms, code, deck_steps, settings.room_rate_limit, seats=counts,
+                      questions=questions)  # it normalises

@@ -1,0 +1,97 @@
+"""Questions across two ``attention-talk serve`` processes sharing a real ``redis-server`` (append-only,
+fsync always), on the quiz demo deck (tests/quiz_decks): followers on both servers answer, the
+presenter's tally counts them all; a killed server's follower reconnects to the other and keeps its
+answer, none lost; Redis killed and restarted mid-question loses none; the reveal closes answers on
+every server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+from websockets.asyncio.client import connect
+
+from fresh_loop import run
+from redis_server import REDIS, RedisServer
+from served import stop, wait_healthy, warm
+from test_rooms_redis import new_room, rejoin, start_server, ws_url
+
+DECK = "quiz-demo"
+DECKS = Path(__file__).resolve().parent / "quiz_decks"
+pytestmark = pytest.mark.skipif(REDIS is None and not os.environ.get("CI"),
+                                reason="redis-server is not installed (apt-get install redis-server)")
+
+
+@pytest.fixture(scope="module")
+def quiz_cluster(tmp_path_factory):
+    redis = RedisServer(tmp_path_factory.mktemp("redis"))
+    redis.start()
+    env = {"ATTENTION_TALK_DECKS_DIR": str(DECKS), "ATTENTION_TALK_MODEL_PRELOAD": "false"}
+    servers = [start_server(redis.port, env) for _ in range(2)]
+    try:
+        for proc, url in servers:
+            wait_healthy(proc, url)
+            warm(url, (DECK,))
+        yield redis, servers
+    finally:
+        for proc, _ in servers:
+            stop(proc)
+        redis.kill()
+
+
+async def follower(url: str, code: str, token: str):
+    ws = await connect(ws_url(url, code), open_timeout=10)
+    await ws.send(json.dumps({"type": "hello", "role": "follower", "token": token}))
+    return ws
+
+
+async def next_of(ws, kind: str, wanted=lambda m: True) -> dict:
+    while True:
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+        if msg["type"] == kind and wanted(msg):
+            return msg
+
+
+def test_answers_across_servers_survive_a_dead_server_and_a_redis_restart(quiz_cluster) -> None:
+    redis, [(_, a), (proc_b, b)] = quiz_cluster
+    room = new_room(a, DECK)
+
+    async def talk() -> None:
+        presenter, _ = await rejoin(a, room["code"], room["presenter_secret"])
+        await presenter.send(json.dumps({"type": "go", "slide": 1, "step": 6, "paused": False}))
+        one, two = await follower(a, room["code"], "one" * 6), await follower(b, room["code"], "two" * 6)
+        for ws, pick in ((one, 1), (two, 2)):
+            await next_of(ws, "state", lambda m: m["step"] == 6)
+            await ws.send(json.dumps({"type": "answer", "slide": 1, "step": 6, "pick": [pick]}))
+            assert (await next_of(ws, "yours"))["pick"] == [pick]
+        tally = await next_of(presenter, "tally", lambda m: m["answered"] == 2)  # counted across servers
+        assert tally["counts"] == {"1": 1, "2": 1}
+        proc_b.kill()  # SIGKILL mid-question
+        proc_b.wait()
+        two = await follower(a, room["code"], "two" * 6)  # reconnects to the other server
+        assert (await next_of(two, "yours"))["pick"] == [2]
+        redis.kill()
+        with contextlib.suppress(Exception):
+            await presenter.close()
+        redis.start()
+        presenter, _ = await rejoin(a, room["code"], room["presenter_secret"])
+        tally = await next_of(presenter, "tally")  # the step asks: its tally as Redis kept it
+        assert tally["answered"] == 2 and tally["counts"] == {"1": 1, "2": 1}
+        two, _ = await rejoin(a, room["code"])
+        await presenter.send(json.dumps({"type": "reveal", "slide": 1, "step": 6}))
+        assert (await next_of(presenter, "tally", lambda m: m["revealed"]))["counts"] == {"1": 1, "2": 1}
+        late = await follower(a, room["code"], "late" * 5)
+        await next_of(late, "state")
+        await late.send(json.dumps({"type": "answer", "slide": 1, "step": 6, "pick": [0]}))
+        with pytest.raises(Exception) as closed:
+            while True:
+                await asyncio.wait_for(late.recv(), 20)
+        assert getattr(closed.value, "rcvd", None) is not None and closed.value.rcvd.code == 4409
+        for ws in (presenter, two):
+            await ws.close()
+
+    run(talk())
