@@ -12,6 +12,8 @@ import { checkRoomMessage, openRoomChannel } from "../lib/room-link.js";
 import { renderAsk, renderReveal, renderTally } from "../views/quiz.js";
 import { Controller } from "./controller.js";
 
+const SHEET = "(max-width: 700px)"; // rooms.css: below this width the panel is a sheet along the bottom
+
 const KEY = "attention-talk-quiz:";
 
 export class QuizController extends Controller {
@@ -91,7 +93,20 @@ export class QuizController extends Controller {
     if (frame?.question) this.ask(frame);
     else if (frame?.reveal) this.reveal(frame);
     else { this.panel.hidden = true; return; }
+    this.dock();
     this.panel.hidden = false;
+  }
+
+  /** On a stage (not a phone's sheet, not the reading layout): the panel stands in the caption bar,
+   * above the caption, so the bar grows and the drawing makes room for it (views/room.js) instead
+   * of being covered. Elsewhere it floats over the page. */
+  dock() {
+    const bar = this.root.querySelector("#stage .caption-bar");
+    const docked = Boolean(bar) && !document.documentElement.classList.contains("reading")
+      && !window.matchMedia(SHEET).matches;
+    if (docked && this.panel.parentElement !== bar) bar.prepend(this.panel);
+    else if (!docked && this.panel.parentElement !== this.root) this.root.append(this.panel);
+    this.panel.classList.toggle("quiz-docked", docked);
   }
 
   ask(frame, note = "") {
