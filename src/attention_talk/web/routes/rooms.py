@@ -14,7 +14,6 @@ a socket is counted from its handshake, a follower seated after its hello."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import ipaddress
 from collections.abc import AsyncIterator
@@ -32,7 +31,7 @@ from attention_talk.rooms.codes import normalise_code, secret_matches, spoken
 from attention_talk.rooms.connection import TRY_LATER, Connection
 from attention_talk.web.deps import SettingsDep, StoreDep, get_deck
 from attention_talk.web.keys import FOLLOWER_KEYS
-from attention_talk.web.offload import in_background
+from attention_talk.web.offload import in_background, off_loop
 from attention_talk.web.responses import JSON
 from attention_talk.web.schemas import ERRORS, RemoteQrRequest, RoomCreated, RoomRequest
 from attention_talk.web.settings import Settings
@@ -283,7 +282,7 @@ def room_connection(ws: WebSocket, code: str, settings: Settings, counts: Socket
 
     async def questions(deck_id: str, slide: int, step: int) -> tuple[str, int, int] | None:
         if deck_id not in store.decks and store.find(deck_id) is not None:  # not built on this worker yet
-            await asyncio.to_thread(store.try_ensure, deck_id)
+            await off_loop(store.try_ensure, deck_id)
         return store.questions.get((deck_id, slide, step))
 
     return Connection(ws, ws.app.state.rooms, code, deck_steps, settings.room_rate_limit, seats=counts,
