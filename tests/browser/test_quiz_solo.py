@@ -92,3 +92,34 @@ def test_skip_moves_on_and_the_phone_gets_big_targets(page, quiz_url) -> None:
     page.click(".quiz-skip")
     page.wait_for_selector("#quiz-panel[data-right='skipped']", timeout=30_000)
     assert page.evaluate("location.hash") == "#/1/7"
+
+
+# Boxes of the drawing the panel overlaps (more than 2 px each way), once the drawing has made room.
+COVERS = """() => {
+  const p = document.querySelector('#quiz-panel').getBoundingClientRect();
+  const hits = [];
+  for (const el of document.querySelectorAll(
+      '.slide.active .canvas > .tensor, .slide.active .widget, .slide.active .note')) {
+    const b = el.getBoundingClientRect();
+    const w = Math.min(b.right, p.right) - Math.max(b.left, p.left);
+    const h = Math.min(b.bottom, p.bottom) - Math.max(b.top, p.top);
+    if (b.width > 2 && b.height > 2 && w > 2 && h > 2)
+      hits.push(el.dataset.tensor || el.dataset.widget || el.dataset.note);
+  }
+  return hits;
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+@pytest.mark.parametrize("hash_", ["#/1/6", "#/1/7", "#/1/8"])
+def test_on_a_stage_the_panel_covers_none_of_the_drawing(page, quiz_url, size, hash_) -> None:
+    """The panel stands in the caption bar and the drawing shrinks towards the top to make room:
+    asking (token, slider) and revealing, at a laptop's and a projector's size."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_at(page, quiz_url, hash_)
+    page.wait_for_selector("#quiz-panel.quiz-docked:not([hidden])", timeout=30_000)
+    if hash_ == "#/1/7":
+        page.click("text=Show the answer")
+        page.wait_for_selector("#quiz-panel[data-mode='reveal']", timeout=30_000)
+    page.wait_for_function(f"() => ({COVERS})().length === 0", timeout=10_000)
+    assert page.evaluate(COVERS) == []
