@@ -32,7 +32,7 @@ def api_frames(client, slide: str) -> list[dict]:
 def test_nine_sections_in_order_with_notes(deck) -> None:
     titles = [s.title for s in deck.slides[1:]]
     assert [t.split(" · ")[0] for t in titles] == [str(i) for i in range(1, 10)]
-    assert 45 <= deck.step_count <= 60
+    assert 30 <= deck.step_count <= 40  # issue 31: a third shorter than the 59 steps it had
     for slide in deck.slides:
         assert slide.notes.strip()
         for step in slide.steps:

@@ -28,7 +28,9 @@ LAYOUT = {"pipe": box(LEFT, 110, 420, 660), "tensor": to_right(520, 130, 520), "
           # stage 4 as a matrix product: Kᵀ above the map, Q to its left, S under Kᵀ and beside Q
           "q": box(505, 300, 355, 350), "kt": to_right(870, 110, 190), "s": to_right(870, 300, 350),
           # the other steps: the input on the left, the output on the right
-          "in": box(505, 130, 520, 520), "out": to_right(1045, 130, 520)}
+          "in": box(505, 130, 520, 520), "out": to_right(1045, 130, 520),
+          # stages 5–7: the masked, scaled scores (tints; their cells explain every number) beside A
+          "masked": box(505, 130, 350, 520), "A": to_right(870, 130, 520)}
 # each step's active stages (first, last), named by its last stage
 GROUPS = {3: (1, 3), 4: (4, 4), 7: (5, 7), 9: (8, 9)}
 VALUE_COLS = ["1", "2", "3"]
@@ -83,10 +85,15 @@ def _scores(s: Sentence) -> list[Tensor]:
     return [_project(s, "Q", s.q, W_Q, "query", "q"), _key_t(s), sc]
 
 
-def _weights(s: Sentence) -> Tensor:
+def _weights(s: Sentence) -> list[Tensor]:
+    """Stages 5–7: S / √d_k + M (the input, rows labelled) beside A, the softmax of each of its rows."""
     toks, a = list(s.tokens), s.attention
-    return derive_weights(tensor("A", "A = softmax(S / √d_k + M)", "weights", a.weights, LAYOUT["tensor"], rows=toks,
-                                 cols=toks, heat=True), a.masked, row_names=toks, col_names=toks)
+    masked = derive_scores(tensor("S", "S / √d_k + M", "mask", a.masked, LAYOUT["masked"], rows=toks,
+                                  cols=BLANK * len(toks)), a.q, a.k, row_names=toks, col_names=toks,
+                           scale=a.scale, mask=a.mask)
+    w = derive_weights(tensor("A", "A = softmax(rows)", "weights", a.weights, LAYOUT["A"], rows=BLANK * len(toks),
+                              cols=toks, heat=True), a.masked, row_names=toks, col_names=toks)
+    return [masked, w]
 
 
 def _mix(s: Sentence) -> Tensor:
@@ -104,7 +111,7 @@ def _out(s: Sentence) -> Tensor:
 STAGES = {
     3: lambda s: [_input(s), _project(s, "Q", s.q, W_Q, "query", "out")],
     4: _scores,
-    7: lambda s: [_weights(s)],
+    7: _weights,
     9: lambda s: [_mix(s), _out(s)],
 }
 
