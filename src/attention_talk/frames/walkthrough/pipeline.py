@@ -5,10 +5,8 @@ every cell explained."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from attention_talk.formatting import shape
 from attention_talk.frames.build_context import BuildContext
@@ -38,7 +36,15 @@ BLANK = [""]  # an unlabelled row or column: its neighbour (Q, Kᵀ, Z) carries 
 
 
 class PipelineParams(Params):
-    stage: Literal[3, 4, 7, 9] = Field(description="the last stage of the step's group (GROUPS)")
+    stage: int = Field(ge=1, le=9, description="The last stage of the step's group: 3, 4, 7 or 9 (stages 1–3, 4, 5–7, "
+                                               "8–9).")
+
+    @field_validator("stage")
+    @classmethod
+    def _ends_a_group(cls, v: int) -> int:
+        if v not in GROUPS:
+            raise ValueError(f"stage {v} ends no group; use one of {sorted(GROUPS)}")
+        return v
 
 
 def _rows(n: int, d: int, d_k: int, d_v: int) -> list[tuple[str, str, str]]:
