@@ -73,8 +73,8 @@ def _cross_inputs(q: np.ndarray, h: np.ndarray, tgt: list[str], states: list[str
     word) and the encoder's states, which serve as both keys and values."""
     dims = [str(i + 1) for i in range(q.shape[1])]
     qt = tensor("cross_q", "Q: the decoder's queries (designed)", "query", q, LAYOUT["cross_q"], rows=tgt, cols=dims)
-    derive_copy(qt, lambda r, c: (f"designed query of “{tgt[r]}”: scores {CROSS_GAIN:g} with h({SOURCE[r]}), 0 with the "
-                                         f"other states; coordinate {c + 1}", float(q[r, c])),
+    derive_copy(qt, lambda r, c: (f"designed query of “{tgt[r]}”: scores {CROSS_GAIN:g} with h({SOURCE[r]}), 0 "
+                                  f"with the other states; coordinate {c + 1}", float(q[r, c])),
                 formula="designed", title=lambda r, c: f"q({tgt[r]}), coordinate {c + 1}")
     ht = tensor("cross_h", "K = V: the encoder's states", "key", h, LAYOUT["cross_h"], rows=states, cols=dims)
     derive_copy(ht, lambda r, c: (f"encoder state {states[r]}, coordinate {c + 1}", float(h[r, c])),

@@ -12,17 +12,23 @@ from attention_talk.formatting import shape
 from attention_talk.frames.build_context import BuildContext
 from attention_talk.frames.contract import FrameBody, Kind, Tensor
 from attention_talk.frames.kit.chapter import Params
-from attention_talk.frames.kit.derivations import derive_copy, derive_output, derive_projection, derive_scores, derive_weights
+from attention_talk.frames.kit.derivations import (
+    derive_copy,
+    derive_output,
+    derive_projection,
+    derive_scores,
+    derive_weights,
+)
 from attention_talk.frames.kit.layout import LEFT, box
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
-from attention_talk.frames.walkthrough.inputs import W_K, W_O, W_Q, W_V, Sentence
+from attention_talk.frames.walkthrough.inputs import W_O, W_Q, W_V, Sentence
 from attention_talk.frames.walkthrough.shared import FEATS, causal_river, to_right
 
-# the map is wide enough (7 columns of 114) for its token labels not to run into each other
-LAYOUT = {"pipe": box(LEFT, 110, 420, 660), "tensor": to_right(520, 130, 520), "hint": to_right(520, 660, 100),
+# the list narrow enough for stage 4's Q, Kᵀ and S to sit side by side with readable token labels
+LAYOUT = {"pipe": box(LEFT, 110, 420, 660), "hint": to_right(505, 660, 100),
           # stage 4 as a matrix product: Kᵀ above the map, Q to its left, S under Kᵀ and beside Q
           "q": box(505, 300, 355, 350), "kt": to_right(870, 110, 190), "s": to_right(870, 300, 350),
           # the other steps: the input on the left, the output on the right
@@ -62,7 +68,7 @@ def _rows(n: int, d: int, d_k: int, d_v: int) -> list[tuple[str, str, str]]:
     ]
 
 
-def _project(s: Sentence, name: str, arr: np.ndarray, w: np.ndarray, kind: Kind, b: str = "tensor") -> Tensor:
+def _project(s: Sentence, name: str, arr: np.ndarray, w: np.ndarray, kind: Kind, b: str) -> Tensor:
     toks = list(s.tokens)
     t = tensor(name, f"{name} = X·W_{name}", kind, arr, LAYOUT[b], rows=toks, cols=VALUE_COLS)
     return derive_projection(t, s.x, w, x_name="x", w_name=f"W_{name}", row_names=toks)
