@@ -14,7 +14,7 @@ from stage_probe import DECKS, open_at, tracked_page
 SAMPLED = {
     "attention-step-by-step": ["#/1/1", "#/3/1", "#/6/2", "#/9/7", "#/10/2", "#/12/5", "#/12/7", "#/13/2",
                                "#/15/2"],
-    "attention-walkthrough": ["#/1/1", "#/2/2", "#/5/2", "#/6/4", "#/6/7", "#/8/3", "#/9/3", "#/9/4"],
+    "attention-walkthrough": ["#/1/1", "#/2/2", "#/5/2", "#/6/2", "#/6/3", "#/8/2", "#/9/3", "#/9/4"],
 }
 if "real-heads" in DECKS:  # chapter 3, where the model is installed: RoPE, the real map, a grid, bars, the link
     SAMPLED["real-heads"] = ["#/3/3", "#/5/4", "#/6/1", "#/7/2", "#/8/3"]
