@@ -226,19 +226,23 @@ def test_concept_cards_borrow_no_qkv_colour(frames) -> None:
 
 
 # ---- section 7: heads that specialise (designed heads, engine-computed maps) ------------------------
-def test_head_picker_offers_a_previous_word_head_and_a_long_range_head(frames) -> None:
-    from attention_talk.frames.walkthrough.specialists import TOKS, specialists
+def test_the_caveat_reads_the_sections_own_two_heads(frames) -> None:
+    """One toy setup for section 7: the caveat's maps are the selector heads' A¹, A² of river, bank,
+    flooded (head i reads two of X's four features; its scores q·k / √2, softmaxed with plain loops)."""
+    from attention_talk.frames.walkthrough.inputs import MH_TOKENS, MH_X
 
-    mh, x = specialists()
-    pick = next(w for f in frames["multi-head"] for w in f.widgets if w.type == "head-picker")
-    a1, a2 = (np.array(h.weights) for h in pick.data.heads)
-    np.testing.assert_allclose(a1, mh.heads[0].weights, atol=1e-12)
-    np.testing.assert_allclose(a2, mh.heads[1].weights, atol=1e-12)
-    assert [int(np.argmax(a1[i])) for i in range(1, len(TOKS))] == list(range(len(TOKS) - 1))  # previous word
-    assert np.all(np.triu(a1, 1) == 0) and np.all(np.triu(a2, 1) == 0)  # causal, like the pipeline
-    bank = TOKS.index("bank")
-    assert TOKS[int(np.argmax(a2[bank]))] == "river" and bank - TOKS.index("river") >= 3  # long range
-    assert x.shape == (6, 8) and [h.q.shape[1] for h in mh.heads] == [4, 4]  # d_model 8 = 4 + 4
+    caveat = frames["multi-head"][-1]
+    maps = {t.name: t for t in caveat.tensors}
+    assert set(maps) == {"map1", "map2"} and not caveat.widgets[0].type == "head-picker"
+    for i, cols in enumerate(([0, 1], [2, 3])):
+        x = [[MH_X[r][c] for c in cols] for r in range(3)]
+        for r in range(3):
+            scores = [sum(x[r][t] * x[c][t] for t in range(2)) / 2 ** 0.5 for c in range(3)]
+            exps = [float(np.exp(v - max(scores))) for v in scores]
+            np.testing.assert_allclose(maps[f"map{i + 1}"].values[r], [e / sum(exps) for e in exps], atol=1e-6)
+        assert maps[f"map{i + 1}"].rows == maps[f"map{i + 1}"].cols == list(MH_TOKENS)
+    builders = {f.builder for f in frames["multi-head"]}
+    assert builders == {"walk.heads"}  # no second example inside the section
 
 
 def test_the_output_is_a_blend_not_a_copy_of_a_row(frames, deck) -> None:

@@ -49,22 +49,6 @@ def test_raw_and_scaled_histograms_share_one_axis(open_talk, watch) -> None:
     watch.assert_clean()
 
 
-def test_head_picker_switches_between_the_heads_maps(open_talk, watch) -> None:
-    page = open_talk(DECK)
-    goto(page, "multi-head", 7)
-    root = page.locator(".slide.active .widget-head-picker")
-    root.locator(".head-map").wait_for()
-    bank_row = lambda: [num(t) for t in root.locator(".head-map text").evaluate_all(  # noqa: E731
-        "els => els.map(e => e.textContent)")[-6:]]
-    first = bank_row()
-    assert max(first) == first[4]  # head 1: "bank" reads the word before it, "old"
-    root.locator(".picker-token").nth(1).click()
-    second = bank_row()
-    assert max(second) == second[1]  # head 2: "bank" reaches back to "river"
-    assert root.locator(".picker-token").nth(1).get_attribute("aria-pressed") == "true"
-    watch.assert_clean()
-
-
 def test_flash_attention_skips_the_future_tile(open_talk, watch) -> None:
     page = open_talk(DECK)
     goto(page, "the-cost", 6)
