@@ -1,4 +1,5 @@
-"""FlashAttention's sweep (the ``flash`` widget, walkthrough slide 9, steps 4–6: tile 1, tile 3 after the skipped one, the end) in real Chromium:
+"""FlashAttention's sweep (the ``flash`` widget, walkthrough slide 9, steps 4–6: tile 1, tile 3 after the
+skipped one, the end) in real Chromium:
 
 - it draws the engine's numbers: each row's m, ℓ and Z after the current tile, the tile's scores;
 - it moves: the sweep frame travels, the ℓ bar of a row with a new max shrinks, then grows;

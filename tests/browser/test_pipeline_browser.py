@@ -23,7 +23,8 @@ PLACE = """() => {
   const top = root.getBoundingClientRect().top;
   const f = frame.getBoundingClientRect();
   const a = lis[on[0]].getBoundingClientRect(), b = lis[on[on.length - 1]].getBoundingClientRect();
-  return { on, frame: [(f.top - top) / scale, f.height / scale], stages: [(a.top - top) / scale, (b.bottom - a.top) / scale],
+  return { on, frame: [(f.top - top) / scale, f.height / scale],
+           stages: [(a.top - top) / scale, (b.bottom - a.top) / scale],
            style: [frame.style.transform, frame.style.height] };
 }"""
 SETTLED = """async () => {
