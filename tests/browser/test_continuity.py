@@ -22,8 +22,6 @@ import pytest
 from stage_probe import DECKS, VISIBLE_TEXT, open_at, tracked_page
 from url_probe import wait_hash
 
-from attention_talk.frames.walkthrough.inputs import SENTENCE_MONEY, VOCAB
-
 # Slower animations (CDP Animation.setPlaybackRate) give a loaded machine's few frames a chance to
 # land inside each motion; the choreography is the same, only longer.
 SLOW = 0.5
@@ -152,8 +150,6 @@ def test_no_slide_change_shows_an_empty_stage(browser, server_url, deck) -> None
 
 
 # The object each named change shares: the element before the key and the element after it.
-CASH = VOCAB.index("cash")
-MONEY_CASH = SENTENCE_MONEY.split().index("cash")
 SHARED = {
     "attention-step-by-step": [
         ("#/2/2", "[data-identity='X']", "[data-tensor='X']"),  # the stack's embeddings become X
@@ -163,8 +159,8 @@ SHARED = {
         ("#/12/1", "[data-tensor='scaled'] .cell[data-r='2']", "[data-identity='softmax-row']"),  # the row into softmax
         ("#/13/5", "[data-tensor='X']", "[data-identity='X']"),  # X (the stream) into the flow
     ],
-    "attention-walkthrough": [  # the embedding rows: a row of E into the lookup of a sentence
-        ("#/2/2", f"[data-tensor='E'] .cell[data-r='{CASH}']", f"[data-tensor='look1'] .cell[data-r='{MONEY_CASH}']"),
+    "attention-walkthrough": [  # the embedding rows: a looked-up row of the river sentence into its X
+        ("#/2/2", "[data-tensor='look0'] .cell[data-r='0']", "[data-tensor='X'] .cell[data-r='0']"),
     ],
     "real-heads": [
         ("#/5/5", "[data-tensor='map']", "[data-widget='heatmap'] [data-identity]"),  # the head's map into its cell

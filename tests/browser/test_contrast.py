@@ -14,7 +14,7 @@ from stage_probe import DECKS, open_at, tracked_page
 SAMPLED = {
     "attention-step-by-step": ["#/1/1", "#/3/1", "#/6/2", "#/9/7", "#/10/2", "#/12/5", "#/12/7", "#/13/2",
                                "#/15/2"],
-    "attention-walkthrough": ["#/1/1", "#/2/2", "#/5/2", "#/6/4", "#/6/7", "#/8/3", "#/9/3", "#/9/4"],
+    "attention-walkthrough": ["#/1/1", "#/2/2", "#/5/2", "#/6/2", "#/6/3", "#/8/2", "#/9/3", "#/9/4"],
     # chapter 4: the cover, the cache blocks, the latent, the keep, sparse beside dense, the totals
     "deepseek-attention": ["#/1/1", "#/2/1", "#/3/2", "#/6/3", "#/6/4", "#/7/3"],
 }

@@ -282,7 +282,7 @@ def test_without_the_model_the_lab_still_works(page, no_model_url) -> None:
 
 
 def test_the_last_slide_of_a_chapter_opens_the_lab(page, server_url, watch, real_model) -> None:
-    page.goto(f"{server_url}/talk/attention-walkthrough#/10/4")
+    page.goto(f"{server_url}/talk/attention-walkthrough#/10/1")
     page.wait_for_selector("#player.ready", state="attached")
     link = page.locator(".stage-lab-link")
     assert link.is_visible() and link.text_content() == "Try your own sentence on a real model →"

@@ -71,7 +71,7 @@ SETTLED = """async (ms) => {
 # (one matrix replaced by the next in the same place) and its heads; and the slide changes into them.
 SAMPLED = {"attention-step-by-step": ["#/8/2", "#/9/2", "#/9/5", "#/9/6", "#/11/4", "#/12/1", "#/12/3", "#/12/6",
                                       "#/13/1", "#/13/2", "#/13/4"],
-           "attention-walkthrough": ["#/5/5", "#/6/1", "#/6/3", "#/6/6", "#/6/8", "#/8/1", "#/8/2", "#/8/4"],
+           "attention-walkthrough": ["#/5/5", "#/6/1", "#/6/2", "#/6/3", "#/6/4", "#/8/1", "#/8/2", "#/8/3"],
            # chapter 3: RoPE's grid gaining rows, the real map gaining and losing its row, grid to example
            "real-heads": ["#/3/2", "#/5/3", "#/5/4", "#/6/1"],
            # chapter 4: the latent carried from step to step, the index map gaining its keep, sparse beside dense

@@ -14,14 +14,13 @@ from attention_talk.frames.contract import FrameBody, Highlight, Note, Tensor
 from attention_talk.frames.kit.chapter import Params
 from attention_talk.frames.kit.derivations import derive_copy, derive_output, derive_projection, derive_weights
 from attention_talk.frames.kit.heads import concat_data
-from attention_talk.frames.kit.layout import LEFT, box
+from attention_talk.frames.kit.layout import LEFT, box, rows
 from attention_talk.frames.kit.tensors import tensor
 from attention_talk.frames.kit.widgets import widget
 from attention_talk.frames.kit.words import card, note
 from attention_talk.frames.walkthrough.chapter import CHAPTER
 from attention_talk.frames.walkthrough.inputs import MH_TOKENS, MH_X
 from attention_talk.frames.walkthrough.shared import band, cards, equation_widget, to_right
-from attention_talk.frames.walkthrough.specialists import HEAD_CARDS, picker
 
 # Steps 1–4 on one grid: X top left; A¹ and the notes top right; under them each head's input
 # columns, replaced by that head's output Z where it is computed. Steps 5–6: concat, W_O and O on top,
@@ -33,7 +32,7 @@ LAYOUT = {
     "concat": box(LEFT, 120, 470, 330), "WO": box(560, 120, 420, 330), "O": box(1020, 120, 520, 330),
     "eq": band(470, 110), "concat_note": to_right(1080, 130, 250), "shapes": band(590, 170),
     "concat_blocks": band(120, 640),
-    "caveat_map": box(LEFT, 120, 780, 640), "caveat": to_right(900, 170, 460),
+    "caveat_map": box(LEFT, 120, 620, 600), "caveat": to_right(760, 250, 300),
 }
 TOKS = list(MH_TOKENS)
 WIDE = ["1", "2", "3", "4"]  # the model's four features
@@ -152,8 +151,16 @@ def _shapes(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
 
 
 def _caveat(mh: MultiHead, w_o: np.ndarray) -> FrameBody:
-    return FrameBody(widgets=[picker(LAYOUT["caveat_map"], selected=1, summary=False),
-                              cards("caveat", LAYOUT["caveat"], [card("caveat", kind="neutral")], columns=1)])
+    """The section's own two maps, A¹ and A² of river, bank, flooded, beside the caveat: what a
+    bright cell does and does not say."""
+    maps = []
+    for i, b in enumerate(rows(LAYOUT["caveat_map"], [1, 1], gap=40)):
+        h, sup = mh.heads[i], "¹²"[i]
+        t = tensor(f"map{i + 1}", f"head {i + 1}: A{sup}", "weights", h.weights, b, rows=TOKS, cols=TOKS, digits=2,
+                   heat=True)
+        maps.append(derive_weights(t, h.masked, row_names=TOKS, col_names=TOKS))
+    return FrameBody(tensors=maps,
+                     widgets=[cards("caveat", LAYOUT["caveat"], [card("caveat", kind="neutral")], columns=1)])
 
 
 STAGES = {"input": _input, "head1": _head1, "out1": _out1, "head2": _head2, "concat": _concat,
@@ -161,8 +168,7 @@ STAGES = {"input": _input, "head1": _head1, "out1": _out1, "head2": _head2, "con
 
 
 @CHAPTER.builder("walk.heads", HeadsParams, notes=("sel", "row-weights", "row-heads", "row-concat"),
-                 cards=("shape-x", "shape-qkv", "shape-a", "shape-out", "shape-concat", "caveat",
-                        *(id for id, _ in HEAD_CARDS)))
+                 cards=("shape-x", "shape-qkv", "shape-a", "shape-out", "shape-concat", "caveat"))
 def heads(ctx: BuildContext, p: HeadsParams) -> FrameBody:
     """Two selector heads on river, bank, flooded: weights, outputs, concat, W_O, shapes."""
     mh, w_o = two_heads(ctx.deck.story.seed)

@@ -46,16 +46,26 @@ def _self(ctx: BuildContext) -> FrameBody:
 
 def _cross(ctx: BuildContext) -> FrameBody:
     s2s = seq2seq(ctx.deck.story.seed)
-    # Designed decoder queries: target word t looks like the state of source word t.
-    q = np.tanh(2.0 * s2s.x[:3])  # (3, 4)
-    a = attend(q, s2s.h, s2s.h, scale=3.0)
+    q = cross_queries(s2s.h)  # (3, 4)
+    a = attend(q, s2s.h, s2s.h, scale=1.0)
     tgt = list(TARGET[:3])
     states = [f"h({w})" for w in SOURCE]
     t = tensor("cross", "cross-attention weights", "weights", a.weights, LAYOUT["cross"], rows=tgt, cols=states,
                heat=True)
-    qkv = note("qkv", LAYOUT["cross_note"], targets=len(tgt), sources=len(SOURCE))
+    qkv = note("qkv", LAYOUT["cross_note"], targets=len(tgt), sources=len(SOURCE), gain=f"{CROSS_GAIN:g}")
     return FrameBody(tensors=[derive_weights(t, a.masked, row_names=tgt, col_names=states),
                               *_cross_inputs(q, s2s.h, tgt, states)], notes=[qkv])
+
+
+CROSS_GAIN = 2.0  # the designed score of a target word's query with its own source word's state
+
+
+def cross_queries(h: np.ndarray) -> np.ndarray:
+    """(3, 4) designed decoder queries: the query of target word t (Hunde, jagen, rote) solves
+    q · h(source word t) = CROSS_GAIN and q · h(any other source word) = 0, so each target word reads
+    the source word it translates (Hunde → dogs, jagen → chase, rote → red)."""
+    n_tgt = 3
+    return np.linalg.solve(h.T, CROSS_GAIN * np.eye(h.shape[0]))[:n_tgt]  # (3, 4): rows of CROSS_GAIN · H⁻ᵀ
 
 
 def _cross_inputs(q: np.ndarray, h: np.ndarray, tgt: list[str], states: list[str]) -> list[Tensor]:
@@ -63,7 +73,8 @@ def _cross_inputs(q: np.ndarray, h: np.ndarray, tgt: list[str], states: list[str
     word) and the encoder's states, which serve as both keys and values."""
     dims = [str(i + 1) for i in range(q.shape[1])]
     qt = tensor("cross_q", "Q: the decoder's queries (designed)", "query", q, LAYOUT["cross_q"], rows=tgt, cols=dims)
-    derive_copy(qt, lambda r, c: (f"designed query of “{tgt[r]}”: tanh(2 · x), coordinate {c + 1}", float(q[r, c])),
+    derive_copy(qt, lambda r, c: (f"designed query of “{tgt[r]}”: scores {CROSS_GAIN:g} with h({SOURCE[r]}), 0 "
+                                  f"with the other states; coordinate {c + 1}", float(q[r, c])),
                 formula="designed", title=lambda r, c: f"q({tgt[r]}), coordinate {c + 1}")
     ht = tensor("cross_h", "K = V: the encoder's states", "key", h, LAYOUT["cross_h"], rows=states, cols=dims)
     derive_copy(ht, lambda r, c: (f"encoder state {states[r]}, coordinate {c + 1}", float(h[r, c])),

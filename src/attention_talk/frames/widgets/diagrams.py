@@ -125,6 +125,8 @@ class PipelineStage(WidgetData):
 class PipelineData(WidgetData):
     stages: list[PipelineStage] = Field(description="The stages, top to bottom.")
     active: int = Field(description="Index of the current stage; earlier ones are drawn as done.")
+    first: int | None = Field(None, description="Index of the first stage of the current group (first…active "
+                                                "highlighted by one moving frame); none: the active stage alone.")
 
 
 class PipelineWidget(Widget):
