@@ -233,7 +233,7 @@ def test_the_caveat_reads_the_sections_own_two_heads(frames) -> None:
 
     caveat = frames["multi-head"][-1]
     maps = {t.name: t for t in caveat.tensors}
-    assert set(maps) == {"map1", "map2"} and not caveat.widgets[0].type == "head-picker"
+    assert set(maps) == {"map1", "map2"} and caveat.widgets[0].type != "head-picker"
     for i, cols in enumerate(([0, 1], [2, 3])):
         x = [[MH_X[r][c] for c in cols] for r in range(3)]
         for r in range(3):
