@@ -50,6 +50,10 @@ SAMPLES: dict[str, dict[str, Any]] = {
                 "col_axis": "layer", "values": [[0.1, 0.5, 0.2], [0.3, 0.9, 0.0]], "winner": [1, 1], "stage": "zoom",
                 "zoom": {"title": "layer 1, head 1", "rows": ["the", "dog"], "cols": ["the", "dog"],
                          "weights": [[1.0, 0.0], [0.9, 0.1]], "targets": [[1, 0]]}},
+    # the head picker: chapter 2's second multi-head example drew it until issue 31 cut that example
+    "head-picker": {"tokens": ["the", "dog"], "selected": 0, "focus": 1, "show_summary": True,
+                    "heads": [{"title": "head 1", "weights": [[1.0, 0.0], [0.9, 0.1]], "summary": "previous word"},
+                              {"title": "head 2", "weights": [[1.0, 0.0], [0.2, 0.8]], "summary": "itself"}]},
     # the plain histogram: chapter 2's √d_k steps draw the scaling kind since issue 30; no deck uses it today
     "histogram": {"series": [{"label": "q·k", "kind": "scores", "edges": [0.0, 1.0, 2.0], "counts": [1, 3],
                               "stat": "variance 0.2"}], "caption": "one shared axis", "rows": 2, "ticks": [0.0, 2.0]},

@@ -15,8 +15,10 @@ ONE, TWO, THREE = "attention-step-by-step", "attention-walkthrough", "real-heads
 def slide_hash(page, slide_id: str, step: int | str = 1) -> str:
     n = page.evaluate(f"window.attentionTalk.player.slides.findIndex(s => s.id === '{slide_id}') + 1")
     assert n > 0, slide_id
+    steps = page.evaluate(f"window.attentionTalk.player.stepsOf({n})")
     if step == "last":
-        step = page.evaluate(f"window.attentionTalk.player.stepsOf({n})")
+        step = steps
+    assert 1 <= int(step) <= steps, f"{slide_id} has {steps} steps, not a step {step}"  # a deck edit moved it
     return f"#/{n}/{step}"
 
 
@@ -38,9 +40,10 @@ def go(page, hash_: str) -> None:
 STEPS = [
     (ONE, "title", 1, "title step"), (ONE, "query-dense", 3, "matrix step"),
     (ONE, "many-heads", 2, "widget step"), (ONE, "attention-map", 4, "map with derivations"),
-    (TWO, "title", 1, "title step"), (TWO, "pipeline", 5, "matrix step"),
-    (TWO, "self-cross-masks", 5, "token picker"), (TWO, "the-equation", 1, "equation step"),
-    (TWO, "one-view", 2, "head picker widget"), (TWO, "the-cost", 3, "widget step"),
+    (TWO, "title", 1, "title step"), (TWO, "pipeline", 2, "matrix step"),
+    (TWO, "self-cross-masks", 4, "token picker"), (TWO, "the-equation", 2, "equation step"),
+    (TWO, "multi-head", 4, "concat widget"), (TWO, "the-cost", 1, "slider widget"),
+    (TWO, "the-cost", 3, "widget step"),
     (THREE, "real-map", 5, "real map"), (THREE, "jobs", 1, "score grid"), (THREE, "gqa", 2, "bars"),
     (THREE, "same-different", 3, "lab link"),
 ]
