@@ -3,6 +3,8 @@ the default decks (``slides/``) is built once per test run and shared by every A
 
 from __future__ import annotations
 
+import faulthandler
+
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -92,3 +94,15 @@ def served():
 
     with serve() as url:
         yield url
+
+
+# No test may hang the suite: one that runs past this (a wait with no ceiling, a promise in the page
+# that never settles) prints every thread's stack and ends the run, instead of CI's whole time limit.
+HANG = 15 * 60
+
+
+@pytest.fixture(autouse=True)
+def no_hang():
+    faulthandler.dump_traceback_later(HANG, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()

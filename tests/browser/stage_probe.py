@@ -64,10 +64,14 @@ TRACK_DRAWN = """window.addEventListener('framedrawn',
 DRAWN = """async (hash) => {
   const [slide, step] = hash.slice(2).split('/').map(Number);
   const id = JSON.parse(document.getElementById('deck-data').textContent).slides[slide - 1].id;
-  await new Promise((resolve) => {
+  await new Promise((resolve, reject) => {  // a minute at most: a step that never draws fails, never hangs
     const done = () => location.hash === hash && window.__drawn === `${id}/${step}`;
     if (done()) { resolve(); return; }
-    const t = setInterval(() => { if (done()) { clearInterval(t); resolve(); } }, 10);
+    const until = performance.now() + 60000;
+    const t = setInterval(() => {
+      if (done()) { clearInterval(t); resolve(); }
+      else if (performance.now() > until) { clearInterval(t); reject(new Error(`${hash} was never drawn`)); }
+    }, 10);
   });
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   await document.fonts.ready;
