@@ -130,23 +130,3 @@ def test_shape_of_a_cell_question(tmp_path: Path) -> None:
     assert (kind, rows, cols) == ("cell", 7, 7)
     assert pick_fits((kind, rows, cols), [6, 6]) is None and pick_fits((kind, rows, cols), [7, 0]) is not None
 
-
-def test_a_tensor_without_row_names_is_answered_by_the_rows_it_stands_beside() -> None:
-    """The walkthrough's mask question reads A, drawn beside the masked scores whose rows it shares
-    (A leaves its row names blank): row "the" is the scores' first row, and the answer is A's cell."""
-    from pathlib import Path
-
-    from attention_talk.formatting import number
-    from attention_talk.frames import build_deck_frames, load_decks
-
-    decks, _ = load_decks(Path(__file__).resolve().parents[1] / "slides")
-    frames = build_deck_frames(decks["attention-walkthrough"])
-    revealed = [f for f in frames["pipeline"] if f.reveal is not None]
-    assert len(revealed) == 1
-    frame = revealed[0]
-    a = next(t for t in frame.tensors if t.name == "A")
-    beside = next(t for t in frame.tensors if t.name != "A" and len(t.rows) == len(a.rows) and all(t.rows))
-    assert not any(a.rows)
-    r, c = beside.rows.index("the"), a.cols.index("bank")
-    assert frame.reveal.text == number(a.values[r][c], a.digits)
-    assert a.values[r][c] == 0.0  # the first token cannot read the last: masked, then softmax

@@ -215,7 +215,7 @@ def phone(browser, server_url):
 # A handful of steps of each deck: a title, matrices, widgets (the stack diagram, a histogram, the
 # growth slider, the pipeline, the head picker, FlashAttention's tiles), notes.
 PHONE_STEPS = {DECK: ["#/1/1", "#/2/1", "#/9/3", "#/10/2", "#/16/1"],
-               WALK: ["#/2/5", "#/5/3", "#/6/4", "#/8/7", "#/9/4"]}
+               WALK: ["#/2/4", "#/5/3", "#/6/4", "#/8/6", "#/9/4"]}
 
 
 @pytest.mark.parametrize("deck", [DECK, WALK])

@@ -140,17 +140,6 @@ def _tensor(frame, name: str):
                      f"it draws: {drawn}")
 
 
-def _with_row_names(frame, t):
-    """``t`` with row names: its own, or, when it leaves them blank because it stands beside a
-    tensor with the same rows (A beside the scores it came from), that neighbour's."""
-    if any(t.rows):
-        return t
-    for other in frame.tensors:
-        if other is not t and len(other.rows) == len(t.rows) and all(other.rows):
-            return t.model_copy(update={"rows": list(other.rows)})
-    return t
-
-
 def _label(labels: list[str], label: str, what: str, tensor) -> int:
     if label not in labels:
         raise ValueError(f"{what}: {tensor.name!r} has no {what} {label!r}; its {what}s: {', '.join(labels)}")
@@ -163,7 +152,7 @@ def _val(v: float | None) -> float:
 
 def answer(spec: QuestionSpec, qid: str, frame) -> tuple[Question, Reveal]:
     """The question and its reveal, read from the reveal frame's tensor ``spec.answer.tensor``."""
-    t = _with_row_names(frame, _tensor(frame, spec.answer.tensor))
+    t = _tensor(frame, spec.answer.tensor)
     ref = spec.answer
     fmt = lambda v: number(v, t.digits)  # noqa: E731 - the tensor's own digits
     if spec.kind == "cell":

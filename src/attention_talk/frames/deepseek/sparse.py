@@ -79,8 +79,9 @@ def _keep(t: Toy) -> FrameBody:
     f = t.focus
     idx = _index_tensor(t, LAYOUT["index"], f"index scores, top {TOP_K} kept")
     keep = t.sparse.keep
-    idx.masked = [(r, c) for r in idx.row_index for c in idx.col_index if c <= r and not keep[r, c]]
-    idx.highlight = Highlight(rows=[f])
+    # the kept keys outlined (a dropped score is still a score, not a mask's −∞)
+    idx.highlight = Highlight(rows=[f], cells=[(r, c) for r in idx.row_index for c in idx.col_index
+                                               if c <= r and keep[r, c]])
     row = t.sparse.index[f, : f + 1]
     w = bars("row", LAYOUT["row"], f"row “{t.tokens[f]}”: its index scores", t.tokens[: f + 1], row, kind="scores",
              value_labels=[f"{number(v, 2)} {'kept' if k else 'dropped'}" for v, k in zip(row, keep[f], strict=False)])
