@@ -39,6 +39,7 @@ export class FrameStore {
    * view, in the background once `after` settles (by default: once the first is painted). */
   prefetch(first, after = null, step = null) {
     const firstLoad = this.load(first, step);
+    firstLoad.catch(() => {}); // a failure is the stage's to say (each load is its own promise)
     const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
     const start = after ?? firstLoad.then(painted, painted);
     start.then(() => {

@@ -45,7 +45,7 @@ export function drawBars(root, { title, labels, values, digits = 3, highlight = 
       const why = document.createElement("span");
       why.textContent = maskedText;  // short: it must fit a narrow track
       Object.assign(why.style, { position: "absolute", left: "14px", top: "50%", transform: "translateY(-50%)",
-        fontSize: `${TYPE.dense}px`, whiteSpace: "nowrap" });
+        fontSize: `${TYPE.label}px`, whiteSpace: "nowrap" });
       track.style.position = "relative";
       track.appendChild(why);
     }
