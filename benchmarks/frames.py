@@ -14,7 +14,7 @@ from itertools import pairwise
 
 from _serve import chromium, percentile, serving, settled, verdict
 
-DECKS = ["attention-step-by-step", "attention-walkthrough", "real-heads"]
+DECKS = ["attention-step-by-step", "attention-walkthrough", "real-heads", "deepseek-attention"]
 WINDOW = 1400  # ms after a key: the longest motion (a slide change, then its travellers) is over
 SMOOTH_MS, WORST_MS, SHARE = 20.0, 50.0, 0.95
 
