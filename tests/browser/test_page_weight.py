@@ -52,7 +52,7 @@ def test_a_step_opened_by_its_link_waits_for_its_own_views_alone(browser, server
     33's target). Stepping on to the mask then draws it: its view is loaded when that step needs it."""
     deck, link = next(iter(page_bench.DEEP_LINKS.items()))
     first, everything = page_bench.fetched(browser, f"{server_url}/talk/{deck}{link}")
-    frames = [u.split("/slides/")[1] for u in first if "/frames" in u]
+    frames = [u.split("/slides/")[1] for u in first if "/slides/" in u]
     assert frames == ["attention-map/frames/1"]
     assert any(u.endswith("/slides/attention-map/frames") for u in everything)  # the whole slide, after
     later_only = ("/views/mask.js", "/views/morph.js", "/css/mechanisms.css", "/css/walkthrough.css",
