@@ -62,6 +62,22 @@ def test_frames_etag_and_304(client) -> None:
     assert other.status_code == 200
 
 
+def test_one_step_s_frame_is_that_step_of_its_slide_s_frames(client) -> None:
+    """A step opened by its link is drawn from …/frames/{step} before its slide's frames arrive."""
+    frames = client.get(f"/api/decks/{DECK}/slides/attention-map/frames").json()["frames"]
+    for step in (1, 7):
+        r = client.get(f"/api/decks/{DECK}/slides/attention-map/frames/{step}")
+        assert r.status_code == 200
+        assert r.json() == {"deck": DECK, "slide": "attention-map", "step": step, "frame": frames[step - 1]}
+        again = client.get(r.url, headers={"If-None-Match": r.headers["etag"]})
+        assert again.status_code == 304
+    assert client.get(f"/api/decks/{DECK}/slides/attention-map/frames/8").json()["message"] == \
+        f"unknown step 8 of slide 'attention-map' in deck '{DECK}'"
+    zero = client.get(f"/api/decks/{DECK}/slides/attention-map/frames/0")
+    assert zero.status_code == 422 and "step" in zero.json()["message"]
+    assert "unknown slide 'nope'" in client.get(f"/api/decks/{DECK}/slides/nope/frames/1").json()["message"]
+
+
 @pytest.mark.parametrize("url, needle", [
     ("/api/decks/nope", "unknown deck 'nope'"),
     ("/api/decks/nope/slides/x/frames", "unknown deck 'nope'"),
@@ -186,7 +202,8 @@ def get_urls(app, room: str = "") -> list[str]:
         if isinstance(route, Mount):
             urls.append(files[path])  # a new mount needs a file here
         elif "GET" in (getattr(route, "methods", None) or ()):
-            urls.append(path.replace("{deck}", DECK).replace("{slide}", "attention-map").replace("{code}", room))
+            urls.append(path.replace("{deck}", DECK).replace("{slide}", "attention-map").replace("{step}", "2")
+                        .replace("{code}", room))
     return urls
 
 

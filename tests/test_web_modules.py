@@ -8,13 +8,14 @@ from types import SimpleNamespace
 
 from attention_talk.paths import data_dir
 from attention_talk.web.compression import Payload
-from attention_talk.web.modules import first_paint_modules, module_graph, widget_views
+from attention_talk.web.modules import first_paint_modules, first_views, module_graph, widget_views
 from attention_talk.web.store import Store
 from attention_talk.web.templates import first_kinds
 
 JS = data_dir("static") / "js"
 REGISTER = re.compile(r"""\bregisterWidget\(\s*["']([^"']+)["']""")
 PRELOAD = re.compile(r'<link rel="modulepreload" href="([^"]+)">')
+FIRST_VIEWS = re.compile(r'<script src="/static/js/prepaint.js" data-first-views="([^"]*)"></script>')
 # Loaded after the first paint (startup.js, main.js) or when first used: never preloaded.
 LATER = ["help", "blackout", "jump", "overview", "fullscreen", "sync", "derivation", "reading", "text-size",
          "onscreen", "touch", "theme", "speaker", "token-picker", "embed", "room-follower", "room-qr"]
@@ -44,6 +45,8 @@ def test_a_first_slide_with_widgets_adds_their_views_and_their_imports_once() ->
     # token-picker.js imports roving.js and weight-bars.js; growth.js only modules already there
     assert added == {"views/token-picker.js", "views/roving.js", "views/weight-bars.js", "views/growth.js"}
     assert first_paint_modules("main.js", ["no-such-kind"]) == plain
+    assert first_views("main.js", ["token-picker", "growth"]) == urls[len(plain):]
+    assert first_views("main.js") == ()
 
 
 def test_the_widget_table_names_each_kind_s_own_module() -> None:
@@ -77,8 +80,11 @@ def test_first_kinds_reads_the_first_slide_s_frames() -> None:
 def test_the_pages_carry_those_links(client) -> None:
     for deck in ("attention-walkthrough", "attention-step-by-step"):
         html = client.get(f"/talk/{deck}").text
-        # both decks' title slides draw the cover picture: its view is preloaded with the rest
-        assert PRELOAD.findall(html) == list(first_paint_modules("main.js", ["tokens"]))
+        # both decks' title slides draw the cover picture: its view is named for prepaint.js, which
+        # preloads it when the page opens on the title (the hash is the browser's alone)
+        assert PRELOAD.findall(html) == list(first_paint_modules("main.js"))
+        assert FIRST_VIEWS.findall(html) == [" ".join(first_views("main.js", ["tokens"]))]
+        assert first_views("main.js", ["tokens"]) == ("/static/js/views/tokens.js",)
         assert 'href="/static/css/present.css"' not in html and 'href="/static/css/reading.css"' not in html
         assert '"notes":' not in html  # the speaker notes stay in the speaker view
         presenter = client.get(f"/talk/{deck}/presenter").text

@@ -11,6 +11,7 @@ import { FrameStore } from "./frames.js";
 import { readJson } from "./lib/page-data.js";
 import { stylesheets } from "./lib/stylesheet.js";
 import { Player } from "./player.js";
+import { loadMotion } from "./views/moving.js";
 
 /** The controllers every page binds after its first paint: loaded, then a maker of them in their
  * order (modes that take keys before the key table bind in this order: blackout, jump, overview). */
@@ -56,7 +57,7 @@ export function boot(rootId, page) {
   const frames = new FrameStore(manifest.id, manifest.slides);
   const start = parseHash(location.hash);
   if (start) player.go(start.slide, start.step, { source: "location" });
-  const first = frames.load(player.currentSlide.id, player.state.step);
+  const first = frames.loadStep(player.currentSlide.id, player.state.step);
   first.catch((err) => console.warn(err.message));
 
   const app = { manifest, player, frames, root };
@@ -81,8 +82,9 @@ export function boot(rootId, page) {
 async function bindLater(app, page, keyboard) {
   const { player } = app;
   const none = () => [[], []];
+  // views/motion.js too: held keys act once the page is ready, so the first step change moves
   const [, makeLater, makeShared, { SyncController }] = await Promise.all([stylesheets(page.css ?? []),
-    page.later?.() ?? none, shared(), import("./controllers/sync.js")]);
+    page.later?.() ?? none, shared(), import("./controllers/sync.js"), loadMotion()]);
   const [before, after, bound] = makeLater(app);
   const added = [...before, ...makeShared(app, page), ...after];
   const state = { ...player.state };

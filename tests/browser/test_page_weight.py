@@ -1,9 +1,9 @@
 """The first load stays light: what Chromium asked for before a deck's first step was drawn (as
 ``benchmarks/page.py`` measures it) weighs under its
-TARGET_GZIP (64 kB; it says why) gzip on the wire, and the frames fetched by then are the first
+TARGET_GZIP (issue 33's 60 kB) gzip on the wire, and the frames fetched by then are the first
 slide's alone: the rest prefetch after the paint. Bytes, not times: the same page always weighs the
 same, on an idle machine or a loaded one (the second test loads it again with the CPU slowed six
-times). A step opened by its link waits for its own step's views alone (the last test)."""
+times). A step opened by its link fetches its own step's frame and views alone (the last test)."""
 
 from __future__ import annotations
 
@@ -40,19 +40,23 @@ def test_the_first_paint_asks_for_the_same_files_on_a_slow_machine(browser, serv
     slow, _ = page_bench.fetched(browser, url, slowdown=6)
     assert sorted(u for u in slow if "favicon" not in u) == sorted(u for u in first if "favicon" not in u)
     assert any(u.endswith("/static/js/main.js") for u in first)
-    assert not any(u.endswith("/views/continuity.js") for u in first)  # asked for after the paint
+    assert not any(u.endswith(("/views/continuity.js", "/views/motion.js")) for u in first)  # asked for after the paint
+    assert any(u.endswith("/views/tokens.js") for u in first)  # the title's picture: preloaded (prepaint.js)
 
 
 def test_a_step_opened_by_its_link_waits_for_its_own_views_alone(browser, server_url) -> None:
-    """A link to chapter 1's attention map (#/9/1: tensors, no widget) fetches that slide's frames and
-    no view that only the slide's later steps draw (the mask, from 9/6); its bytes stay under
-    page.DEEP_BOUND (issue 33's target, page.TARGET_DEEP_GZIP, is lower still). Stepping on to the
-    mask then draws it: its view is loaded when that step needs it."""
+    """A link to chapter 1's attention map (#/9/1: tensors, no widget) fetches that step's frame alone
+    (the slide's others come after the paint), no view that only the slide's later steps draw (the
+    mask, from 9/6), not the title slide's picture (tokens.js, which the page preloads only when it
+    opens on the first slide) and not the motion module; its bytes stay under page.DEEP_BOUND (issue
+    33's target). Stepping on to the mask then draws it: its view is loaded when that step needs it."""
     deck, link = next(iter(page_bench.DEEP_LINKS.items()))
-    first, _ = page_bench.fetched(browser, f"{server_url}/talk/{deck}{link}")
-    frames = [u.split("/slides/")[1].split("/")[0] for u in first if u.endswith("/frames")]
-    assert frames == ["attention-map"]
-    later_only = ("/views/mask.js", "/views/morph.js", "/css/mechanisms.css", "/css/walkthrough.css")
+    first, everything = page_bench.fetched(browser, f"{server_url}/talk/{deck}{link}")
+    frames = [u.split("/slides/")[1] for u in first if "/slides/" in u]
+    assert frames == ["attention-map/frames/1"]
+    assert any(u.endswith("/slides/attention-map/frames") for u in everything)  # the whole slide, after
+    later_only = ("/views/mask.js", "/views/morph.js", "/css/mechanisms.css", "/css/walkthrough.css",
+                  "/views/tokens.js", "/views/motion.js")
     assert not [u for u in first if u.endswith(later_only)], first
     with httpx.Client() as client:
         totals, _ = page_bench.weigh(client, first, server_url)

@@ -51,7 +51,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.add_middleware(HeadAsGet)
     app.add_middleware(HeaderLimit, max_bytes=settings.max_header_bytes)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
-    app.mount("/static", Static(directory=data_dir("static")), name="static")
+    app.mount("/static", Static(directory=data_dir("static"), strip=True), name="static")
     pages.mount_docs_assets(app)
     app.include_router(health.router)  # first: its first answer prepares no other route
     app.include_router(api.router)

@@ -5,7 +5,8 @@ Two paths, one set of rules:
 * Precomputed JSON (manifests, frames) is a ``Payload``: its bytes, a strong ETag, and its
   compressed forms, each made once on first use with maximum effort. ``cached_json`` picks the
   coding from Accept-Encoding (``choose_coding``), answers 304 when If-None-Match matches, and
-  sends the kept bytes.
+  sends the kept bytes. The player's JS and CSS go the same way (``cached_body``, from
+  ``web/static.py``: their comments stripped, then compressed once per version of the file).
 * Everything else (HTML, JS, CSS, other JSON) is compressed on the fly by the ``Compress``
   middleware (starlette-compress: zstd, brotli or gzip). Bodies that already carry a
   Content-Encoding (the payloads above) pass through untouched.
@@ -62,7 +63,10 @@ class Payload:
 
     @classmethod
     def of(cls, data: object) -> Payload:
-        body = orjson.dumps(data)
+        return cls.of_bytes(orjson.dumps(data))
+
+    @classmethod
+    def of_bytes(cls, body: bytes) -> Payload:
         return cls(body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"')
 
     def encoded(self, coding: str) -> bytes:
@@ -117,19 +121,24 @@ async def cached_json(request: Request, payload: Payload, max_age: int) -> Respo
     compressed body (same content, other bytes); If-None-Match compares weakly, as RFC 9110 says.
     On the event loop, with no thread hop, except the first compression of a body (in a worker
     thread, at maximum effort)."""
+    return await cached_body(request, payload, "application/json", f"public, max-age={max_age}, must-revalidate")
+
+
+async def cached_body(request: Request, payload: Payload, media_type: str, cache_control: str) -> Response:
+    """``cached_json`` for any body: ``payload`` sent as ``media_type`` with ``cache_control``
+    (web/static.py sends the player's JS and CSS so, compressed once at maximum effort)."""
     coding = choose_coding(request)
     etag = payload.etag if coding is None else "W/" + payload.etag
-    headers = {"ETag": etag, "Cache-Control": f"public, max-age={max_age}, must-revalidate",
-               "Vary": "Accept-Encoding"}
+    headers = {"ETag": etag, "Cache-Control": cache_control, "Vary": "Accept-Encoding"}
     match = request.headers.get("if-none-match", "")
     if payload.etag in {tag.strip().removeprefix("W/") for tag in match.split(",")} or match.strip() == "*":
         return Response(status_code=304, headers=headers)
     if coding is None:
-        return Response(payload.body, media_type="application/json", headers=headers)
+        return Response(payload.body, media_type=media_type, headers=headers)
     body = payload.kept(coding)
     if body is None:
         body = await off_loop(payload.encoded, coding)
-    return Response(body, media_type="application/json", headers={**headers, "Content-Encoding": coding})
+    return Response(body, media_type=media_type, headers={**headers, "Content-Encoding": coding})
 
 
 # ---------------------------------------------------------------------------------------------

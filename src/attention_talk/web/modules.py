@@ -1,7 +1,8 @@
 """The player's ES modules, for ``<link rel="modulepreload">``: a page names its entry module (and
 the widget kinds its first slide draws) and gets every module its first paint needs, so the browser
 fetches them all at once instead of discovering them one import level at a time (a waterfall of
-round trips), and fetches nothing else before that paint.
+round trips), and fetches nothing else before that paint. The talk page preloads the first slide's
+views from prepaint.js, and only when it opens on that slide (``first_views``).
 
 Only static imports are followed: what a module loads with ``import()`` (the controllers bound after
 the first paint, in ``startup.js`` and ``main.js``; the widget views of later slides) waits until it
@@ -66,6 +67,15 @@ def first_paint_modules(entry: str, kinds: Iterable[str] = ()) -> tuple[str, ...
     """What a page's first paint loads: ``entry``'s static graph, then the view of each widget kind
     in ``kinds`` (those its first slide draws) with its own static graph, each URL once."""
     return _first_paint(entry, tuple(sorted(set(kinds))))
+
+
+def first_views(entry: str, kinds: Iterable[str] = ()) -> tuple[str, ...]:
+    """What ``first_paint_modules(entry, kinds)`` adds to ``entry``'s own graph: the first slide's
+    views and their imports. The talk page names them apart (``data-first-views``) and prepaint.js
+    preloads them only when the page opens on the first slide: a step opened by its link elsewhere
+    does not fetch the title slide's views before it is drawn."""
+    own = set(first_paint_modules(entry))
+    return tuple(u for u in first_paint_modules(entry, kinds) if u not in own)
 
 
 def _normal(path: PurePosixPath) -> str:

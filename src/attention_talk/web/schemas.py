@@ -171,6 +171,16 @@ class SlideFrames(BaseModel):
     frames: list[Frame]
 
 
+class StepFrame(BaseModel):
+    """One step's frame of a slide (``step`` from 1), the same as ``frames[step - 1]`` of its
+    SlideFrames: what a step opened by its link draws before the rest of its slide is fetched."""
+
+    deck: str
+    slide: str
+    step: int
+    frame: Frame
+
+
 class SlideDerivations(BaseModel):
     """The parts of every cell derivation of one slide's frames, kept out of the frames themselves
     (they are most of their bytes): ``steps[k][tensor][i]`` is the ``parts`` of cell ``i`` of that

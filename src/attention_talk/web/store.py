@@ -63,6 +63,7 @@ class Store:
     decks: dict[str, Deck] = field(default_factory=dict)  # built: frames ready to send
     manifests: dict[str, Payload] = field(default_factory=dict)
     frames: dict[tuple[str, str], Payload] = field(default_factory=dict)
+    steps: dict[tuple[str, str, int], Payload] = field(default_factory=dict)  # one step's frame (StepFrame)
     derivations: dict[tuple[str, str], Payload] = field(default_factory=dict)
     # (deck, slide, step) → the shape of the question asked there (frames/quiz.py question_shape)
     questions: dict[tuple[str, int, int], tuple[str, int, int]] = field(default_factory=dict)
@@ -146,6 +147,9 @@ class Store:
             self.derivations[deck.id, slide_id] = Payload.of(
                 {"deck": deck.id, "slide": slide_id, "steps": split_parts(body["frames"])})
             self.frames[deck.id, slide_id] = Payload.of(body)
+            for i, frame in enumerate(body["frames"], 1):  # parts already split off: the same frame's bytes
+                self.steps[deck.id, slide_id, i] = Payload.of({"deck": deck.id, "slide": slide_id, "step": i,
+                                                               "frame": frame})
         self.manifests[deck.id] = Payload.of(Manifest.of(deck).model_dump(mode="json"))
         self.decks[deck.id] = deck  # last: a deck is served only once its frames are all there
 

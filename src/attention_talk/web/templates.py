@@ -15,7 +15,7 @@ import orjson
 
 from attention_talk.frames.contract import STAGE_H, STAGE_W
 from attention_talk.paths import data_dir
-from attention_talk.web.modules import first_paint_modules
+from attention_talk.web.modules import first_paint_modules, first_views
 from attention_talk.web.schemas import Manifest
 
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ class Templates:
 
 
 # The stage size, one source for the page (base.html) and the canvas viewBox (slides/matrix.html).
-templates = Templates(data_dir("templates"), stage_w=STAGE_W, stage_h=STAGE_H, modulepreload=first_paint_modules)
+templates = Templates(data_dir("templates"), stage_w=STAGE_W, stage_h=STAGE_H, modulepreload=first_paint_modules,
+                      first_views=first_views)
 
 _KINDS: dict[str, tuple[str, ...]] = {}  # a frames payload's ETag → the widget kinds its frames draw
 

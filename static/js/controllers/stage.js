@@ -20,7 +20,7 @@ function loadContinuity() {
   }, 0));
 }
 import { drawFrame } from "../views/frame.js";
-import { settle } from "../views/motion.js";
+import { settle } from "../views/moving.js";
 import { applyRoom, contentSpan, room } from "../views/room.js";
 import { Controller } from "./controller.js";
 

@@ -17,7 +17,7 @@
 //   A widget's part is copied when the positions are read, since a frame that drops the widget
 //   removes it at once (a heatmap's winning cell still flies into the head's map that replaces it).
 //
-// Everything here is under the stage, so settle() (views/motion.js) finishes it, and land() clears
+// Everything here is under the stage, so settle() (views/moving.js) finishes it, and land() clears
 // what is left at once: a key pressed mid-motion lands where loading the URL does. With reduced
 // motion, and in a .still stage (speaker-view previews; the overview and the print view never come
 // here), nothing moves: the same end state at once.

@@ -1,6 +1,6 @@
 // Operators between matrices (×, =, +, ÷ 11.31): large SVG text keyed by id, fading in and out.
-import { reducedMotion, svg } from "./dom.js";
-import { fadeIn } from "./motion.js";
+import { svg } from "./dom.js";
+import { motionFor } from "./moving.js";
 
 export function renderSymbols(canvas, symbols, enterDelay = 0) {
   if (!canvas) return;
@@ -11,7 +11,7 @@ export function renderSymbols(canvas, symbols, enterDelay = 0) {
     if (!el) {
       el = svg("text", { class: "symbol" }, canvas);
       el.dataset.symbol = s.id;
-      if (!reducedMotion(canvas)) fadeIn(el, enterDelay);
+      motionFor(canvas)?.fadeIn(el, enterDelay);
     }
     el.setAttribute("class", `symbol kind-${s.kind}`);
     el.setAttribute("x", s.x);

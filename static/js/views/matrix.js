@@ -2,9 +2,9 @@
 // to the next moves and recolours (CSS transitions); a new one fades in; a gone one fades out.
 import { drawnShape, number, shape } from "../lib/format.js";
 import { TYPE } from "../lib/type.js";
-import { reducedMotion, svg } from "./dom.js";
+import { svg } from "./dom.js";
 import { maskHatch } from "./hatch.js";
-import { appendRows, fadeIn, fadeOut, growBars, meet, mix, phases, sweepMask } from "./motion.js";
+import { motionFor } from "./moving.js";
 
 const TITLE_H = 40, COL_H = 34, GAP = 0.6, MAX_CW = 120, MAX_CH = 62;
 // Stage units (lib/type.js): a cell's number is never under TYPE.dense (20 CSS px at 1280 × 720), and
@@ -221,17 +221,17 @@ const placeOf = (t) => `${t.box.x},${t.box.y}`;
 /** Draw a frame's tensors; returns the phases of the step change (views/motion.js) so that notes
  * and widgets enter with the matrices. */
 export function renderTensors(canvas, tensors) {
-  const animate = !reducedMotion(canvas);
+  const m = motionFor(canvas), animate = m !== null; // views/motion.js, if it may move and is loaded
   const existing = new Map([...canvas.querySelectorAll(":scope > .tensor:not(.leaving)")]
     .map((g) => [g.dataset.tensor, g]));
   const names = new Set(tensors.map((t) => t.name));
   const gone = [...existing.values()].filter((g) => !names.has(g.dataset.tensor));
   const moving = tensors.some((t) => existing.has(t.name) && existing.get(t.name).dataset.place !== placeOf(t));
-  const ph = animate ? phases({ leaving: gone.length > 0, moving }) : { move: 0, enter: 0 };
+  const ph = animate ? m.phases({ leaving: gone.length > 0, moving }) : { move: 0, enter: 0 };
   for (const g of gone) {
     if (!animate) { g.remove(); continue; }
     g.classList.add("leaving");
-    fadeOut(g);
+    m.fadeOut(g);
   }
   const drawn = new Map();
   for (const t of tensors) {
@@ -252,32 +252,32 @@ export function renderTensors(canvas, tensors) {
     const swept = fillTensor(g, t, L);
     drawn.set(t.name, { t, L, g });
     if (!animate) continue;
-    if (fresh) fadeIn(g, ph.enter);
-    explain(g, t, before, swept, fresh ? ph.enter : ph.move);
+    if (fresh) m.fadeIn(g, ph.enter);
+    explain(m, g, t, before, swept, fresh ? ph.enter : ph.move);
   }
-  if (animate) meetInCell(canvas, drawn, existing, ph.enter + 200);
-  if (animate) mixIntoRow(canvas, drawn, ph.enter + 300);
+  if (animate) meetInCell(m, canvas, drawn, existing, ph.enter + 200);
+  if (animate) mixIntoRow(m, canvas, drawn, ph.enter + 300);
   return ph;
 }
 
 /** The motions a matrix's own change calls for (see views/motion.js). */
-function explain(g, t, before, swept, delay) {
+function explain(m, g, t, before, swept, delay) {
   const cells = [...g.querySelectorAll(".cell")];
   const rowOf = (cell) => t.row_index.indexOf(Number(cell.dataset.r));
-  if (t.kind === "weights" && (!before || before.kind !== "weights")) { growBars(cells, rowOf, delay); return; }
+  if (t.kind === "weights" && (!before || before.kind !== "weights")) { m.growBars(cells, rowOf, delay); return; }
   if (!before) return;
-  if (swept.length) sweepMask(swept, delay);
+  if (swept.length) m.sweepMask(swept, delay);
   const old = before.rows ? before.rows.split(",").map(Number) : [];
   const rows = t.row_index;
   if (before.signature !== g.dataset.signature && rows.length > old.length && old.every((r, i) => rows[i] === r)) {
     const added = rows.slice(old.length).map((r) => cells.filter((c) => Number(c.dataset.r) === r));
-    appendRows(added, delay);
+    m.appendRows(added, delay);
   }
 }
 
 /** One highlighted score cell, newly shown, with its query row and key column highlighted in
  * other matrices: ghosts of the row and the column travel into the cell. */
-function meetInCell(canvas, drawn, existing, delay) {
+function meetInCell(m, canvas, drawn, existing, delay) {
   for (const { t, L, g } of drawn.values()) {
     if (t.highlight.cells.length !== 1 || t.reveal !== "highlight") continue;
     const [r, c] = t.highlight.cells[0];
@@ -289,14 +289,14 @@ function meetInCell(canvas, drawn, existing, delay) {
     const cell = cellRect(t, L, r, c);
     const target = g.querySelector(`.cell[data-r="${r}"][data-c="${c}"] text`);
     if (!cell || !target) continue;
-    meet(canvas, { row: lineRect(q.t, q.L, "row", r), col: lineRect(k.t, k.L, "col", c), cell, target,
+    m.meet(canvas, { row: lineRect(q.t, q.L, "row", r), col: lineRect(k.t, k.L, "col", c), cell, target,
       kinds: [q.t.kind, k.t.kind] }, delay);
   }
 }
 
 /** A weights row in focus, the value rows beside it and the output row it makes, newly shown:
  * the value rows, each as strong as its weight, travel into the output row. */
-function mixIntoRow(canvas, drawn, delay) {
+function mixIntoRow(m, canvas, drawn, delay) {
   const all = [...drawn.values()];
   const w = all.find((d) => d.t.kind === "weights" && d.t.highlight.rows.length === 1);
   const v = all.find((d) => d.t.kind === "value");
@@ -308,7 +308,7 @@ function mixIntoRow(canvas, drawn, delay) {
   const i = w.t.row_index.indexOf(r);
   const rows = v.t.row_index.filter((vr) => w.t.col_index.includes(vr));
   if (i < 0 || !rows.length || !o.t.row_index.includes(r)) return;
-  mix(canvas, { rows: rows.map((vr) => lineRect(v.t, v.L, "row", vr)),
+  m.mix(canvas, { rows: rows.map((vr) => lineRect(v.t, v.L, "row", vr)),
     weights: rows.map((vr) => w.t.values[i][w.t.col_index.indexOf(vr)] ?? 0),
     out: lineRect(o.t, o.L, "row", r), kind: v.t.kind,
     target: [...o.g.querySelectorAll(`.cell[data-r="${r}"] text`)] }, delay);

@@ -1,7 +1,7 @@
 // What the mechanism views (softmax.js, mask.js, scaling.js) share: each draws the stage it is given
 // as its end state (transform and opacity set on the elements), and, when the same widget drew the
 // stage before, plays the motion from that stage's state with Web Animations (transform and opacity
-// only, ease-in-out, 300–700 ms per phase; views/motion.js `settle` finishes them when a key comes
+// only, ease-in-out, 300–700 ms per phase; views/moving.js `settle` finishes them when a key comes
 // mid-motion). With reduced motion nothing animates and the end state is the same. The masked look
 // (VISUAL.md §5: hatched, "−∞", a greyed "0") is drawn here too, so all three draw it alike.
 import { stylesheet } from "../lib/stylesheet.js";

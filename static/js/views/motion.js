@@ -3,21 +3,10 @@
 // fades in last. A few changes get their own motion: the causal mask sweeps in above the diagonal,
 // softmax weights grow out as bars, appended rows (a growing KV cache) slide in, and a query row and
 // a key column meet in their score cell. Web Animations on transform and opacity only; nothing here
-// runs when the user asks for less motion (the callers check reducedMotion()).
+// runs when the user asks for less motion (the callers ask views/moving.js motionFor, which also
+// says when this module is not loaded yet: before the first paint, nothing moves).
 export const LEAVE = 180, MOVE = 480, ENTER = 360;
 const EASE = "cubic-bezier(.2, .7, .2, 1)";
-
-/**
- * Finish the motion still in flight under `root` (Web Animations and CSS transitions alike): a new
- * step's choreography starts from the previous step's end state, the one loading that step by its
- * URL draws, and nothing of an earlier step keeps animating beside it (SVG animates on the main
- * thread, so every motion left running costs each frame of the next step).
- */
-export function settle(root) {
-  for (const a of root.getAnimations({ subtree: true })) {
-    if (a.effect?.getComputedTiming().endTime !== Infinity) a.finish();
-  }
-}
 
 /** Delays of the three phases of one step change. */
 export function phases({ leaving, moving }) {

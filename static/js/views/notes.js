@@ -1,7 +1,6 @@
 // Annotations computed by the frame builder, drawn as HTML boxes on the stage. A new note fades in
-// with the step's new matrices (`enterDelay`, views/motion.js); a gone one goes at once.
-import { reducedMotion } from "./dom.js";
-import { fadeIn } from "./motion.js";
+// with the step's new matrices (`enterDelay`, views/motion.js, once loaded: views/moving.js); a gone one goes at once.
+import { motionFor } from "./moving.js";
 
 export function renderNotes(layer, notes, enterDelay = 0) {
   const existing = new Map([...layer.querySelectorAll(":scope > .note")].map((el) => [el.dataset.note, el]));
@@ -12,7 +11,7 @@ export function renderNotes(layer, notes, enterDelay = 0) {
       el = document.createElement("div");
       el.dataset.note = n.id;
       layer.appendChild(el);
-      if (!reducedMotion(layer)) fadeIn(el, enterDelay);
+      motionFor(layer)?.fadeIn(el, enterDelay);
     }
     el.className = `note kind-${n.kind}`;
     Object.assign(el.style, { left: `${n.box.x}px`, top: `${n.box.y}px`, width: `${n.box.w}px`,

@@ -3,8 +3,7 @@
 // registerWidget(kind, render) with `render(el, widget, ctx)`; widget-views.js imports them all.
 // The element `el` is an absolutely positioned <div class="widget"> in stage units, kept across
 // steps while the widget's id stays, so a view can animate from its previous state.
-import { reducedMotion } from "./dom.js";
-import { fadeIn } from "./motion.js";
+import { motionFor } from "./moving.js";
 
 const VIEWS = new Map();
 
@@ -40,7 +39,7 @@ export function renderWidgets(layer, widgets, ctx = {}) {
       el.dataset.widget = w.id;
       el.dataset.type = w.type;
       layer.appendChild(el);
-      if (!reducedMotion(layer)) fadeIn(el, ctx.enter || 0);
+      motionFor(layer)?.fadeIn(el, ctx.enter || 0);
     }
     el.className = `widget widget-${w.type} kind-${w.kind}`;
     Object.assign(el.style, { left: `${w.box.x}px`, top: `${w.box.y}px`, width: `${w.box.w}px`,

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import orjson
 from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import Path as FastPath
 from fastapi.responses import Response
 
 from attention_talk import lab
@@ -26,6 +27,7 @@ from attention_talk.web.schemas import (
     Manifest,
     SlideDerivations,
     SlideFrames,
+    StepFrame,
 )
 
 router = APIRouter(prefix="", default_response_class=JSON, responses=ERRORS)
@@ -57,6 +59,19 @@ async def slide_frames(deck: DeckDep, slide: SlideId, store: StoreDep, request: 
     payload = store.frames.get((deck.id, slide))
     if payload is None:
         raise HTTPException(status_code=404, detail=f"unknown slide {slide!r} in deck {deck.id!r}")
+    return await cached_json(request, payload, settings.frames_max_age)
+
+
+@router.get("/api/decks/{deck}/slides/{slide}/frames/{step}", tags=["decks"], responses=ok(StepFrame))
+async def step_frame(deck: DeckDep, slide: SlideId, step: Annotated[int, FastPath(ge=1, le=10_000)], store: StoreDep,
+                     request: Request, settings: SettingsDep) -> Response:
+    """One step's frame of a slide (``step`` counts from 1), the same as ``frames[step - 1]`` of the
+    slide's frames: a step opened by its link is drawn from it before the rest of its slide arrives."""
+    if (deck.id, slide) not in store.frames:
+        raise HTTPException(status_code=404, detail=f"unknown slide {slide!r} in deck {deck.id!r}")
+    payload = store.steps.get((deck.id, slide, step))
+    if payload is None:
+        raise HTTPException(status_code=404, detail=f"unknown step {step} of slide {slide!r} in deck {deck.id!r}")
     return await cached_json(request, payload, settings.frames_max_age)
 
 
