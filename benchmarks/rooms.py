@@ -25,7 +25,9 @@ from pathlib import Path
 from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_rooms_redis import RedisServer, new_room, start_server, stop, wait_healthy
+from redis_server import RedisServer, start_server
+from served import stop, wait_healthy
+from test_rooms_redis import new_room
 
 DECK = "attention-step-by-step"
 MOVES = [(2, 1), (2, 2)]

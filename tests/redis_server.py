@@ -1,18 +1,22 @@
 """A real ``redis-server`` for the room tests, on a free loopback port: append-only with fsync on
 every write (a restart keeps its rooms), or with no persistence at all (a restart comes back empty,
-as a Redis without persistence or a failover to an empty replica does)."""
+as a Redis without persistence or a failover to an empty replica does); and ``two_servers``, the
+cluster the room tests share: Redis started and two ``attention-talk serve`` processes on it, warm."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from served import free_port
+from served import ENV, ROOT, free_port, stop, wait_healthy, warm
 
 REDIS = shutil.which("redis-server")
 
@@ -42,3 +46,33 @@ class RedisServer:
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
+
+
+def start_server(redis_port: int | None, extra: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """``attention-talk serve`` on a free port (sharing the Redis on ``redis_port``, if given)."""
+    port = free_port()
+    env = {**os.environ, **ENV, **(extra or {}),
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    if redis_port:
+        env["ATTENTION_TALK_REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+    proc = subprocess.Popen([sys.executable, "-m", "attention_talk", "serve", "--host", "127.0.0.1", "--port",
+                             str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return proc, f"http://127.0.0.1:{port}"
+
+
+@contextlib.contextmanager
+def two_servers(redis: RedisServer, decks: Path, deck: str) -> Iterator[tuple[RedisServer, list]]:
+    """``redis`` started, and two servers of the decks in ``decks`` sharing it, both warm for ``deck``
+    (the talk meets them warm: their decks read after start-up); every process stopped after."""
+    redis.start()
+    env = {"ATTENTION_TALK_DECKS_DIR": str(decks), "ATTENTION_TALK_MODEL_PRELOAD": "false"}
+    servers = [start_server(redis.port, env) for _ in range(2)]  # both start at once
+    try:
+        for proc, url in servers:
+            wait_healthy(proc, url)
+            warm(url, (deck,))
+        yield redis, servers
+    finally:
+        for proc, _ in servers:
+            stop(proc)
+        redis.kill()

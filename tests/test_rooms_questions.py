@@ -120,6 +120,41 @@ def test_followers_answer_the_presenter_sees_the_tally_then_reveals(rooms) -> No
         ws.close()
 
 
+def test_any_presenter_socket_moving_onto_the_reveal_step_reveals(rooms) -> None:
+    """The phone remote sends only moves: a move from the question step to the step after it (its
+    reveal) closes the question on the server, as the speaker view's ``reveal`` does; so does a jump
+    onto the reveal step from anywhere. A move elsewhere closes nothing."""
+    room, presenter = open_room(rooms)
+    next_of(presenter, "tally")
+    a = follower(rooms, room, "a" * 20)
+    send(a, type="answer", slide=1, step=6, pick=[3])
+    next_of(a, "yours")
+    remote = connect(rooms, room["code"])
+    send(remote, type="hello", role="presenter", secret=room["presenter_secret"])
+    next_of(remote, "state")
+    send(remote, type="go", slide=1, step=5, paused=False)  # back a step: nothing revealed
+    send(remote, type="go", slide=1, step=6, paused=False)
+    assert next_of(remote, "tally") == {"type": "tally", "slide": 1, "step": 6, "answered": 1, "counts": {"3": 1},
+                                        "revealed": False}
+    send(remote, type="go", slide=1, step=7, paused=False)  # no reveal message: the move reveals
+    while not (tally := next_of(presenter, "tally"))["revealed"]:
+        pass
+    assert (tally["slide"], tally["step"], tally["counts"]) == (1, 6, {"3": 1})
+    send(remote, type="go", slide=1, step=6, paused=False)  # back on the question: answers stay closed
+    while not next_of(remote, "tally")["revealed"]:  # (an earlier count, sent late, may come first)
+        pass
+    next_of(a, "state")
+    send(a, type="answer", slide=1, step=6, pick=[0])
+    msg, code = refused(a)
+    assert code == 4409 and "revealed" in msg["message"]
+    send(remote, type="go", slide=1, step=9, paused=False)  # a jump onto the estimate's reveal step
+    while (tally := next_of(presenter, "tally"))["step"] != 8:
+        pass
+    assert tally["revealed"] is True and tally["answered"] == 0
+    for ws in (remote, presenter):
+        ws.close()
+
+
 ANSWER = {"type": "answer", "slide": 1, "step": 6}
 
 

@@ -16,9 +16,8 @@ import pytest
 from websockets.asyncio.client import connect
 
 from fresh_loop import run
-from redis_server import REDIS, RedisServer
-from served import stop, wait_healthy, warm
-from test_rooms_redis import new_room, rejoin, start_server, ws_url
+from redis_server import REDIS, RedisServer, two_servers
+from test_rooms_redis import new_room, rejoin, ws_url
 
 DECK = "quiz-demo"
 DECKS = Path(__file__).resolve().parent / "quiz_decks"
@@ -28,19 +27,8 @@ pytestmark = pytest.mark.skipif(REDIS is None and not os.environ.get("CI"),
 
 @pytest.fixture(scope="module")
 def quiz_cluster(tmp_path_factory):
-    redis = RedisServer(tmp_path_factory.mktemp("redis"))
-    redis.start()
-    env = {"ATTENTION_TALK_DECKS_DIR": str(DECKS), "ATTENTION_TALK_MODEL_PRELOAD": "false"}
-    servers = [start_server(redis.port, env) for _ in range(2)]
-    try:
-        for proc, url in servers:
-            wait_healthy(proc, url)
-            warm(url, (DECK,))
-        yield redis, servers
-    finally:
-        for proc, _ in servers:
-            stop(proc)
-        redis.kill()
+    with two_servers(RedisServer(tmp_path_factory.mktemp("redis")), DECKS, DECK) as running:
+        yield running
 
 
 async def follower(url: str, code: str, token: str):
@@ -70,6 +58,38 @@ async def tally_once_redis_is_back(url: str, room: dict) -> tuple:
                 await presenter.close()
             if asyncio.get_running_loop().time() > deadline:
                 raise
+
+
+def test_the_remote_on_the_other_server_moving_to_the_reveal_reveals(quiz_cluster) -> None:
+    """The phone remote (a presenter socket that sends only moves) on server B steps from the question
+    to its reveal: the question closes in Redis, so the speaker view on server A is told it is
+    revealed and a follower on A that goes back to the question cannot answer. (Runs before the test
+    that kills server B.)"""
+    _, [(_, a), (_, b)] = quiz_cluster
+    room = new_room(a, DECK)
+
+    async def talk() -> None:
+        speaker, _ = await rejoin(a, room["code"], room["presenter_secret"])
+        await speaker.send(json.dumps({"type": "go", "slide": 1, "step": 6, "paused": False}))
+        one = await follower(a, room["code"], "one" * 6)
+        await next_of(one, "state", lambda m: m["step"] == 6)
+        await one.send(json.dumps({"type": "answer", "slide": 1, "step": 6, "pick": [4]}))
+        await next_of(one, "yours")
+        remote, _ = await rejoin(b, room["code"], room["presenter_secret"])
+        await remote.send(json.dumps({"type": "go", "slide": 1, "step": 7, "paused": False}))
+        tally = await next_of(speaker, "tally", lambda m: m["revealed"])
+        assert (tally["slide"], tally["step"], tally["answered"], tally["counts"]) == (1, 6, 1, {"4": 1})
+        await remote.send(json.dumps({"type": "go", "slide": 1, "step": 6, "paused": False}))
+        await next_of(one, "state", lambda m: m["step"] == 6)
+        await one.send(json.dumps({"type": "answer", "slide": 1, "step": 6, "pick": [0]}))
+        with pytest.raises(Exception) as closed:
+            while True:
+                await asyncio.wait_for(one.recv(), 20)
+        assert getattr(closed.value, "rcvd", None) is not None and closed.value.rcvd.code == 4409
+        for ws in (speaker, remote):
+            await ws.close()
+
+    run(talk())
 
 
 def test_answers_across_servers_survive_a_dead_server_and_a_redis_restart(quiz_cluster) -> None:

@@ -12,8 +12,6 @@ import asyncio
 import contextlib
 import json
 import os
-import subprocess
-import sys
 import time
 import urllib.request
 
@@ -23,8 +21,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from fresh_loop import run
 from hostile_codes import refused_everywhere
-from redis_server import REDIS, RedisServer
-from served import ENV, ROOT, free_port, stop, wait_healthy, warm
+from redis_server import REDIS, RedisServer, two_servers
+from served import ROOT
 
 DECK = "presenting-demo"  # the small demo decks: the servers start in a moment
 DEMO_DECKS = ROOT / "tests" / "browser" / "decks"
@@ -32,45 +30,16 @@ pytestmark = pytest.mark.skipif(REDIS is None and not os.environ.get("CI"),
                                 reason="redis-server is not installed (apt-get install redis-server)")
 
 
-def start_server(redis_port: int | None, extra: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
-    """``attention-talk serve`` on a free port (sharing the Redis on ``redis_port``, if given)."""
-    port = free_port()
-    env = {**os.environ, **ENV, **(extra or {}),
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    if redis_port:
-        env["ATTENTION_TALK_REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
-    proc = subprocess.Popen([sys.executable, "-m", "attention_talk", "serve", "--host", "127.0.0.1", "--port",
-                             str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-    return proc, f"http://127.0.0.1:{port}"
-
-
-@contextlib.contextmanager
-def two_servers(redis: RedisServer):
-    """Redis started, and two servers sharing it, warm."""
-    redis.start()
-    demo = {"ATTENTION_TALK_DECKS_DIR": str(DEMO_DECKS), "ATTENTION_TALK_MODEL_PRELOAD": "false"}
-    servers = [start_server(redis.port, demo) for _ in range(2)]  # both start at once
-    try:
-        for proc, url in servers:
-            wait_healthy(proc, url)
-            warm(url, (DECK,))  # the talk meets both servers warm (their decks read after start-up)
-        yield redis, servers
-    finally:
-        for proc, _ in servers:
-            stop(proc)
-        redis.kill()
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with two_servers(RedisServer(tmp_path_factory.mktemp("redis"))) as running:
+    with two_servers(RedisServer(tmp_path_factory.mktemp("redis")), DEMO_DECKS, DECK) as running:
         yield running
 
 
 @pytest.fixture(scope="module")
 def forgetful_cluster(tmp_path_factory):
     """The same on a Redis without persistence: a restart brings it back empty."""
-    with two_servers(RedisServer(tmp_path_factory.mktemp("redis"), persistent=False)) as running:
+    with two_servers(RedisServer(tmp_path_factory.mktemp("redis"), persistent=False), DEMO_DECKS, DECK) as running:
         yield running
 
 

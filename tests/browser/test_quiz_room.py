@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from redis_server import REDIS, RedisServer
-from served import stop, wait_healthy, warm
-from test_rooms_redis import start_server
+from redis_server import REDIS, RedisServer, two_servers
 
 DECK = "quiz-demo"
 DECKS = Path(__file__).resolve().parents[1] / "quiz_decks"
@@ -24,19 +22,8 @@ pytestmark = pytest.mark.skipif(REDIS is None and not os.environ.get("CI"), reas
 
 @pytest.fixture(scope="module")
 def two(tmp_path_factory):
-    redis = RedisServer(tmp_path_factory.mktemp("redis"))
-    redis.start()
-    env = {"ATTENTION_TALK_DECKS_DIR": str(DECKS), "ATTENTION_TALK_MODEL_PRELOAD": "false"}
-    servers = [start_server(redis.port, env) for _ in range(2)]
-    try:
-        for proc, url in servers:
-            wait_healthy(proc, url)
-            warm(url, (DECK,))
+    with two_servers(RedisServer(tmp_path_factory.mktemp("redis")), DECKS, DECK) as (_, servers):
         yield [url for _, url in servers]
-    finally:
-        for proc, _ in servers:
-            stop(proc)
-        redis.kill()
 
 
 def test_a_room_answers_counts_reveals_and_each_follower_sees_its_guess(page, browser, two) -> None:

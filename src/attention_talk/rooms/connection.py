@@ -220,7 +220,9 @@ class Connection:
             if isinstance(msg, End):
                 await self._end()
                 return
-            self._check_bounds(msg, self.deck_steps(deck) or [])
+            steps = self.deck_steps(deck) or []
+            self._check_bounds(msg, steps)
+            await self._reveal_before(deck, msg, steps)
             if not await self._hub_go(msg):
                 raise Refused(UNKNOWN_ROOM, f"unknown room {self.code} (it expired)")
             await self._greet(deck, msg.slide, msg.step)  # a question step: its tally so far
@@ -275,6 +277,25 @@ class Connection:
             if tally.revealed:
                 raise Refused(CLOSED, "answer: the presenter revealed this question; answers are closed")
             self.tell("yours", yours(msg.slide, msg.step, msg.pick))
+
+    async def _reveal_before(self, deck: str, msg: Go, steps: list[int]) -> None:
+        """A move onto a question's reveal step (the step right after it) closes that question first,
+        whichever presenter socket moves (the speaker view, the phone remote): the hub's reveal is
+        idempotent, and it reads only the deck, never this worker's idea of where the room was."""
+        if self.questions is None:
+            return
+        if msg.step > 1:
+            before = (msg.slide, msg.step - 1)
+        elif msg.slide > 1:
+            before = (msg.slide - 1, steps[msg.slide - 2])
+        else:
+            return
+        if await self.questions(deck, *before) is None:
+            return
+        try:
+            await self.hub.reveal(self.code, *before)
+        except HubUnavailable:
+            raise Refused(UNAVAILABLE, "rooms unavailable: reconnecting") from None
 
     async def _greet(self, deck: str, slide: int | None = None, step: int | None = None) -> None:
         """On joining (or moving to) a question step: a presenter gets its tally, a follower its answer."""
