@@ -16,7 +16,8 @@ import httpx
 
 from _serve import chromium, serving, verdict
 
-DECKS = ("attention-step-by-step", "attention-walkthrough", "real-heads")  # the last needs the real model
+# real-heads needs the real model
+DECKS = ("attention-step-by-step", "attention-walkthrough", "real-heads", "deepseek-attention")
 # Bytes fetched before the first step is painted, gzip: issue 33's target, 60 kB. Issue 29 had taken
 # it to 60.7-62.4 kB; issue 33 brought it to about 38-42 kB (the JS and CSS sent without their
 # comments, web/strip.py: about 19 kB; views/motion.js after the paint: about 2 kB).
