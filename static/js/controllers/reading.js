@@ -112,6 +112,20 @@ export class ReadingController extends Controller {
     this.index = focusIndex(this.parts, previous);
     this.show(true);
     this.refitAfterMotion();
+    if (step > 1 && !previous) this.refocusWhenLoaded(slide, step);
+  }
+
+  /** A step opened by its link is drawn before its slide's other frames have come (frames.js
+   * loadStep), so the part it is about, told by what changed from the step before, is found once
+   * they have: the same part as when stepped to, unless the reader has moved on (another step, or
+   * another part) meanwhile. */
+  refocusWhenLoaded(slide, step) {
+    const generation = this.generation, index = this.index;
+    this.frames.load(slide).then(() => {
+      if (generation !== this.generation || index !== this.index || !this.reading) return;
+      const focus = focusIndex(this.parts, this.frames.peek(slide, step - 1));
+      if (focus !== this.index) { this.index = focus; this.show(true); }
+    }, () => {});
   }
 
   /** A part still moving or growing into its place was measured half way: once the step's motion
