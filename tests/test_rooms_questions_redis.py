@@ -60,6 +60,15 @@ async def tally_once_redis_is_back(url: str, room: dict) -> tuple:
                 raise
 
 
+async def answer_refused_after_reveal(ws) -> None:
+    """An answer to 1/6 once it is revealed: the socket is closed with 4409."""
+    await ws.send(json.dumps({"type": "answer", "slide": 1, "step": 6, "pick": [0]}))
+    with pytest.raises(Exception) as closed:
+        while True:
+            await asyncio.wait_for(ws.recv(), 20)
+    assert getattr(closed.value, "rcvd", None) is not None and closed.value.rcvd.code == 4409
+
+
 def test_the_remote_on_the_other_server_moving_to_the_reveal_reveals(quiz_cluster) -> None:
     """The phone remote (a presenter socket that sends only moves) on server B steps from the question
     to its reveal: the question closes in Redis, so the speaker view on server A is told it is
@@ -81,11 +90,7 @@ def test_the_remote_on_the_other_server_moving_to_the_reveal_reveals(quiz_cluste
         assert (tally["slide"], tally["step"], tally["answered"], tally["counts"]) == (1, 6, 1, {"4": 1})
         await remote.send(json.dumps({"type": "go", "slide": 1, "step": 6, "paused": False}))
         await next_of(one, "state", lambda m: m["step"] == 6)
-        await one.send(json.dumps({"type": "answer", "slide": 1, "step": 6, "pick": [0]}))
-        with pytest.raises(Exception) as closed:
-            while True:
-                await asyncio.wait_for(one.recv(), 20)
-        assert getattr(closed.value, "rcvd", None) is not None and closed.value.rcvd.code == 4409
+        await answer_refused_after_reveal(one)
         for ws in (speaker, remote):
             await ws.close()
 
@@ -121,11 +126,7 @@ def test_answers_across_servers_survive_a_dead_server_and_a_redis_restart(quiz_c
         assert (await next_of(presenter, "tally", lambda m: m["revealed"]))["counts"] == {"1": 1, "2": 1}
         late = await follower(a, room["code"], "late" * 5)
         await next_of(late, "state")
-        await late.send(json.dumps({"type": "answer", "slide": 1, "step": 6, "pick": [0]}))
-        with pytest.raises(Exception) as closed:
-            while True:
-                await asyncio.wait_for(late.recv(), 20)
-        assert getattr(closed.value, "rcvd", None) is not None and closed.value.rcvd.code == 4409
+        await answer_refused_after_reveal(late)
         for ws in (presenter, two):
             await ws.close()
 
