@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import time
 
 import pytest
@@ -25,8 +24,6 @@ from hostile_codes import forgiven, hostile
 from redis_server import REDIS, RedisServer
 
 DECK = "presenting-demo"
-needs_redis = pytest.mark.skipif(REDIS is None and not os.environ.get("CI"),
-                                 reason="redis-server is not installed (apt-get install redis-server)")
 
 
 class Socket:
@@ -75,7 +72,7 @@ class Clock:
         return self.now
 
 
-@pytest.fixture(params=["in-process", pytest.param("redis", marks=needs_redis)])
+@pytest.fixture(params=["in-process", "redis"])
 def hubs(request):
     """A factory of started hubs of one kind (several of the Redis kind share one Redis: workers),
     and a way to let time pass: the in-process hub's clock, or real seconds for Redis's TTLs."""
@@ -163,7 +160,6 @@ def test_a_room_nobody_claims_is_dropped_and_frees_its_place(hubs) -> None:
     run(scenario())
 
 
-@needs_redis
 def test_with_redis_the_cap_holds_across_workers_and_ending_frees_a_place(redis_url) -> None:
     async def scenario() -> None:
         a, b = RedisHub(redis_url, 3600, 120, 3), RedisHub(redis_url, 3600, 120, 3)
@@ -215,7 +211,6 @@ def test_a_presenter_ends_the_room_and_every_socket_of_it_closes(hubs) -> None:
     run(scenario())
 
 
-@needs_redis
 def test_a_redis_emptied_under_open_sockets_gets_its_rooms_written_back(redis_url) -> None:
     """A failover to an empty replica, or FLUSHALL: the connections stay, the rooms vanish. The
     worker holding a room's sockets writes it back; another worker answers "try again" meanwhile."""
