@@ -25,9 +25,11 @@ $(NPM_STAMP): package.json package-lock.json
 run: $(STAMP)
 	$(BIN)/attention-talk serve
 
-## test: lint, then every test (unit, API and real-Chromium browser tests)
+## test: lint, then every test (unit, API and real-Chromium browser tests), in TEST_WORKERS processes
+## (pytest-xdist: a test file runs whole in one worker, so its module fixtures and browser stay its own)
+TEST_WORKERS ?= 2
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q --durations=10
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=10
 
 ## lint: ruff on the Python, eslint on the player's JavaScript (needs node: npm ci installs eslint)
 lint: $(STAMP) $(NPM_STAMP)

@@ -26,8 +26,9 @@ def pytest_collection_finish(session) -> None:
     """A test module may start slow, mostly waiting work early: its ``prepare_in_background(items)``
     runs once, now, with the module's selected tests, and whatever it returns (if not None) is
     closed at the end (test_selfhost builds and installs the wheel while the other tests run)."""
-    if session.config.option.collectonly:
-        return
+    if session.config.option.collectonly or hasattr(session.config, "workerinput"):
+        return  # under pytest-xdist every worker collects every test but runs only its share: a module's
+        # own fixture starts its work when the module runs (test_selfhost's ``installed``)
     by_module: dict = {}
     for item in session.items:
         by_module.setdefault(getattr(item, "module", None), []).append(item)
