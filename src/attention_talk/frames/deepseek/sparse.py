@@ -32,6 +32,7 @@ LAYOUT = {
     "row": box(900, 150, 640, 440), "left": box(60, 140, 700, 450), "right": box(840, 140, 700, 450),
     "keys": box(60, 150, 700, 420), "perkey": box(840, 150, 700, 420),
 }
+INDEX_DIGITS = 1  # index scores, in the map and in its row's bars alike (the map's cells hold one decimal)
 REAL_N = 131_072  # the context the cost bars are drawn at (128k tokens)
 
 
@@ -42,7 +43,7 @@ class SparseParams(Params):
 def _index_tensor(t: Toy, b, label: str) -> object:
     idx = t.sparse.index
     dots = np.einsum("jtd,sd->jts", t.q_i, t.k_i)  # (H_I, n, n)
-    out = tensor("index", label, "scores", idx, b, rows=t.tokens, cols=pos(t))
+    out = tensor("index", label, "scores", idx, b, rows=t.tokens, cols=pos(t), digits=INDEX_DIGITS)
     out = derive_sum(out, lambda r, c: [(f"head {j + 1}: {number(t.w_i[r, j], 2)} × ReLU({number(dots[j, r, c], 2)})",
                                          float(t.w_i[r, j] * max(dots[j, r, c], 0.0))) for j in range(INDEX_HEADS)],
                      formula="Σ_j w(t, j)·ReLU(q_I(t, j)·k_I(s))",
@@ -60,13 +61,13 @@ def _heads(t: Toy) -> FrameBody:
     parts = t.w_i[f][:, None] * np.maximum(dots, 0.0)  # (H_I, f + 1)  w(t, j)·ReLU(q_I·k_I)
     heads = [f"head {j + 1}" for j in range(INDEX_HEADS)]
     grid = tensor("parts", f"row “{t.tokens[f]}”: w·ReLU(q_I·k_I) per head", "scores", parts, LAYOUT["grid"],
-                  rows=heads, cols=pos(t)[: f + 1], heat=True)
+                  rows=heads, cols=pos(t)[: f + 1], heat=True, digits=INDEX_DIGITS)
     grid = derive_copy(grid, lambda r, c: (f"w = {number(t.w_i[f, r], 2)} × ReLU(q_I·k_I = {number(dots[r, c], 3)})",
                                            float(parts[r, c])),
                        formula="w(t, j)·ReLU(q_I(t, j)·k_I(s))", title=lambda r, c: f"{heads[r]}, key {c + 1}")
     total = parts.sum(axis=0)
     w = bars("sum", LAYOUT["sum"], "their sum: the index score", t.tokens[: f + 1], total, kind="scores",
-             value_labels=[number(v, 2) for v in total])
+             value_labels=[number(v, INDEX_DIGITS) for v in total])
     return FrameBody(tensors=[grid], widgets=[w], notes=[note("heads", LAYOUT["gridnote"], word=t.tokens[f])])
 
 
@@ -83,8 +84,9 @@ def _keep(t: Toy) -> FrameBody:
     idx.highlight = Highlight(rows=[f], cells=[(r, c) for r in idx.row_index for c in idx.col_index
                                                if c <= r and keep[r, c]])
     row = t.sparse.index[f, : f + 1]
+    said = [f"{number(v, INDEX_DIGITS)} {'kept' if k else 'dropped'}" for v, k in zip(row, keep[f], strict=False)]
     w = bars("row", LAYOUT["row"], f"row “{t.tokens[f]}”: its index scores", t.tokens[: f + 1], row, kind="scores",
-             value_labels=[f"{number(v, 2)} {'kept' if k else 'dropped'}" for v, k in zip(row, keep[f], strict=False)])
+             value_labels=said)
     return FrameBody(tensors=[idx], widgets=[w], notes=[note("keep", LAYOUT["note"], k=TOP_K, word=t.tokens[f])])
 
 
