@@ -39,6 +39,8 @@ def go(page, hash_: str) -> None:
 # (deck, slide id, step, what it shows)
 STEPS = [
     (ONE, "title", 1, "title step"), (ONE, "query-dense", 3, "matrix step"),
+    (ONE, "attention-map", 2, "question on the drawing's labels"), (ONE, "attention-map", 3, "reveal, asked first"),
+    (ONE, "softmax", 6, "question on a widget's labels"), (TWO, "self-cross-masks", 3, "estimate question"),
     (ONE, "many-heads", 2, "widget step"), (ONE, "attention-map", 4, "map with derivations"),
     (TWO, "title", 1, "title step"), (TWO, "pipeline", 2, "matrix step"),
     (TWO, "self-cross-masks", 4, "token picker"), (TWO, "the-equation", 2, "equation step"),

@@ -48,7 +48,7 @@ def test_a_room_answers_counts_reveals_and_each_follower_sees_its_guess(page, br
         picks = {}
         for follower, nth in ((one, 0), (two_, 1)):
             follower.wait_for_selector('#live-badge[data-live="live"]', timeout=30_000)
-            follower.wait_for_selector("#quiz-panel[data-mode='ask'] .quiz-choice", timeout=30_000)
+            follower.wait_for_selector(":root:has(#quiz-panel[data-mode='ask']) .quiz-choice", timeout=30_000)
             assert follower.query_selector(".quiz-skip") is None  # in a room: answer or not, no skip
             follower.click(f".quiz-choice >> nth={nth}")
             follower.wait_for_function(

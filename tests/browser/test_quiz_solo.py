@@ -34,10 +34,14 @@ def frame_of(page, step: int) -> dict:
 
 def test_guess_then_reveal_with_the_derivation(page, quiz_url) -> None:
     open_at(page, quiz_url, "#/1/6")
-    page.wait_for_selector("#quiz-panel[data-mode='ask'] .quiz-choice", timeout=30_000)
+    page.wait_for_selector(":root:has(#quiz-panel[data-mode='ask']) .quiz-choice", timeout=30_000)
     asked = frame_of(page, 6)["question"]
     reveal = frame_of(page, 7)["reveal"]
-    assert [b.inner_text() for b in page.query_selector_all(".quiz-choice")] == asked["choices"]
+    # on a stage the choices are the drawing's own labels (SVG text), boxed and focusable
+    assert [b.text_content().strip() for b in page.query_selector_all(".quiz-choice")] == asked["choices"]
+    assert page.query_selector("#quiz-panel .quiz-choice") is None
+    assert page.eval_on_selector_all(".quiz-choice", "els => els.map(e => e.closest('svg') !== null && "
+                                     "e.getAttribute('role') === 'button' && e.tabIndex === 0)") == [True] * len(asked["choices"])
     assert page.inner_text("#quiz-prompt") == asked["prompt"]
     assert "answer" not in asked
     wrong = next(i for i in range(len(asked["choices"])) if i != reveal["answer"][0])
@@ -49,10 +53,16 @@ def test_guess_then_reveal_with_the_derivation(page, quiz_url) -> None:
     assert page.get_attribute("#quiz-panel", "data-right") == "false"
     off = page.inner_text("#quiz-off")
     assert reveal["figures"][0][wrong] in off and reveal["figures"][0][reveal["answer"][0]] in off
+    assert page.is_hidden(".quiz-derivation")  # on a stage the derivation opens on "Why?"
+    page.click(".quiz-why")
+    page.wait_for_selector(".quiz-derivation li", state="visible", timeout=10_000)
     assert [li.inner_text() for li in page.query_selector_all(".quiz-derivation li")] == reveal["derivation"]
     page.keyboard.press("ArrowLeft")  # back: the guess is kept; now the right one
-    page.wait_for_selector("#quiz-panel[data-mode='ask'] .quiz-choice[aria-pressed='true']", timeout=30_000)
-    page.click(f".quiz-choice >> nth={reveal['answer'][0]}")
+    page.wait_for_selector(":root:has(#quiz-panel[data-mode='ask']) .quiz-choice[aria-pressed='true']", timeout=30_000)
+    page.focus(f".quiz-choice >> nth={reveal['answer'][0]}")  # a key picks a focused label
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f".quiz-choice[aria-pressed='true'] >> text={asked['choices'][reveal['answer'][0]]}",
+                           timeout=10_000)
     page.keyboard.press("ArrowRight")
     page.wait_for_selector("#quiz-panel[data-right='true']", timeout=30_000)
     assert page.inner_text("#quiz-verdict") == "Right."
@@ -85,7 +95,7 @@ def test_straight_to_the_reveal_asks_first_and_a_skip_shows_the_answer(page, qui
 def test_skip_moves_on_and_the_phone_gets_big_targets(page, quiz_url) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     open_at(page, quiz_url, "#/1/6")
-    page.wait_for_selector("#quiz-panel[data-mode='ask'] .quiz-choice", timeout=30_000)
+    page.wait_for_selector(":root:has(#quiz-panel[data-mode='ask']) .quiz-choice", timeout=30_000)
     for b in page.query_selector_all(".quiz-choice, .quiz-skip"):
         box = b.bounding_box()
         assert box["height"] >= 48 and box["width"] >= 48, box

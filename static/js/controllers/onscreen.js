@@ -11,7 +11,10 @@ const IDLE_MS = 3000;
 // An open panel or overlay (the derivation panel, the help, the overview, the room's QR code): the
 // controls never cover one. The derivation panel lives inside the scaled stage, whose own stacking
 // context sits under the controls, so no z-index can lift it over them: they move aside instead.
-const OPEN_PANELS = '[role="dialog"]:not([hidden])';
+// A question's derivation (views/quiz.js) opened above the caption bar counts as one.
+const OPEN_PANELS = '[role="dialog"]:not([hidden]), .quiz-docked .quiz-derivation:not([hidden])';
+// A question's sheet along the bottom of a phone (rooms.css): the controls stand above it, as above the bar.
+const SHEET = "#quiz-panel:not(.quiz-docked):not([hidden])";
 const SPOTS = ["center", "left", "right"]; // in this order of preference; none free: out of sight
 const GAP = 8; // px between the controls and the caption bar they stay above
 const KEPT_KEYS = new Set(["Tab", "Enter", " "]); // keys that use the controls rather than present
@@ -120,10 +123,11 @@ export class OnscreenController extends Controller {
 
   /** Show the controls above the caption bar, until IDLE_MS pass without a move or a touch. */
   wake() {
-    if (this.bar) {
-      const top = this.bar.getBoundingClientRect().top;
-      this.root.style.setProperty("--onscreen-bottom", `${Math.max(GAP, window.innerHeight - top + GAP)}px`);
-    }
+    const sheet = document.querySelector(SHEET)?.getBoundingClientRect();
+    const tops = [this.bar?.getBoundingClientRect().top,
+      sheet && sheet.height > 0 && sheet.bottom > window.innerHeight - 4 * GAP ? sheet.top : undefined];
+    const top = Math.min(...tops.filter((t) => t !== undefined));
+    if (Number.isFinite(top)) this.root.style.setProperty("--onscreen-bottom", `${Math.max(GAP, window.innerHeight - top + GAP)}px`);
     this.el.classList.remove("idle");
     this.place();
     clearTimeout(this.timer);

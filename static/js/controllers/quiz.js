@@ -10,6 +10,7 @@
 // (controllers/room-follower.js, detail: its quizRoom()).
 import { checkRoomMessage, openRoomChannel } from "../lib/room-link.js";
 import { renderAsk, renderReveal, renderTally } from "../views/quiz.js";
+import { decorate, stageTargets } from "../views/quiz-stage.js";
 import { Controller } from "./controller.js";
 
 const SHEET = "(max-width: 700px)"; // rooms.css: below this width the panel is a sheet along the bottom
@@ -28,6 +29,11 @@ export class QuizController extends Controller {
     this.draft = null;
     this.tallies = new Map(); // question id → the room's spread (audience screen)
     this.shown = null;
+    this.undoStage = null; // takes the choices off the drawing (views/quiz-stage.js)
+    // A drawing redrawn in place (a widget re-rendered on a resize, say) loses its choices: ask again.
+    this.redrawn = new MutationObserver(() => {
+      if (this.undoStage && !this.stageEl?.isConnected && this.shown?.question) this.ask(this.shown);
+    });
     this.panel = document.createElement("aside");
     this.panel.className = "quiz-panel";
     this.panel.id = "quiz-panel";
@@ -70,7 +76,7 @@ export class QuizController extends Controller {
     this.room?.socket.removeEventListener("yours", this._onYours);
   }
 
-  destroy() { this.unbind(); this.root.removeEventListener("quizroom", this._onRoom); this.channel?.close(); this.panel.remove(); }
+  destroy() { this.clearStage(); this.unbind(); this.root.removeEventListener("quizroom", this._onRoom); this.channel?.close(); this.panel.remove(); }
 
   load() {
     try { return JSON.parse(sessionStorage.getItem(this.key) || "{}") ?? {}; } catch { return {}; }
@@ -83,30 +89,45 @@ export class QuizController extends Controller {
   /** A position change hides the panel until the new step's frame is drawn (framedrawn). */
   update(state) {
     const frame = this.frames.peek(this.player.slides[state.slide - 1].id, state.step);
-    if (!frame || !(frame.question || frame.reveal)) { this.panel.hidden = true; this.shown = null; }
+    // the step shown already (a frame at hand is drawn, framedrawn, before the step is announced; a
+    // follower is sent to the step it is on): its question stays on the drawing
+    if (frame && this.shown && frame.slide === this.shown.slide && frame.step === this.shown.step) return;
+    this.clearStage();
+    if (!frame || !(frame.question || frame.reveal)) this.hide();
   }
+
+  hide() {
+    this.panel.hidden = true;
+    this.shown = null;
+    delete this.root.dataset.quiz;
+    this.panel.parentElement?.classList.remove("quiz-on");
+  }
+
+  clearStage() { this.redrawn.disconnect(); this.undoStage?.(); this.undoStage = null; this.stageEl = null; }
 
   show({ slide, step }) {
     const frame = this.frames.peek(slide, step);
-    this.shown = frame;
     this.draft = null;
-    if (frame?.question) this.ask(frame);
-    else if (frame?.reveal) this.reveal(frame);
-    else { this.panel.hidden = true; return; }
+    this.clearStage();
+    if (!frame?.question && !frame?.reveal) { this.hide(); return; }
+    this.shown = frame;
     this.dock();
+    if (frame.question) this.ask(frame);
+    else this.reveal(frame);
     this.panel.hidden = false;
   }
 
-  /** On a stage (not a phone's sheet, not the reading layout): the panel stands in the caption bar,
-   * above the caption, so the bar grows and the drawing makes room for it (views/room.js) instead
-   * of being covered. Elsewhere it floats over the page. */
+  /** On a stage (not a phone's sheet, not the reading layout): the panel takes the caption's place
+   * in the caption bar, in the bar's own height (rooms.css), so the drawing keeps its size, and a
+   * token or cell question is asked on the drawing itself. Elsewhere it floats over the page. */
   dock() {
     const bar = this.root.querySelector("#stage .caption-bar");
-    const docked = Boolean(bar) && !document.documentElement.classList.contains("reading")
+    this.docked = Boolean(bar) && !document.documentElement.classList.contains("reading")
       && !window.matchMedia(SHEET).matches;
-    if (docked && this.panel.parentElement !== bar) bar.prepend(this.panel);
-    else if (!docked && this.panel.parentElement !== this.root) this.root.append(this.panel);
-    this.panel.classList.toggle("quiz-docked", docked);
+    if (this.docked && this.panel.parentElement !== bar) bar.prepend(this.panel);
+    else if (!this.docked && this.panel.parentElement !== this.root) this.root.append(this.panel);
+    this.panel.classList.toggle("quiz-docked", this.docked);
+    bar?.classList.toggle("quiz-on", this.docked);
   }
 
   ask(frame, note = "") {
@@ -117,15 +138,23 @@ export class QuizController extends Controller {
     const saved = this.guesses[q.id];
     const pick = this.draft ?? saved?.pick ?? null;
     const revealed = this.room?.revealed?.(frame) ?? false;
-    renderAsk(this.panel, q, pick, {
+    this.clearStage();
+    const section = this.root.querySelector("#stage .slide.active");
+    const targets = this.docked ? stageTargets(section, q) : null;
+    const on = {
       pick: (p, { quiet = false } = {}) => { this.draft = p; if (!quiet) this.ask(frame); },
       answer: (p) => this.answer(frame, q.kind === "estimate" && this.draft ? this.draft : p), // the slider moved quietly
       skip: this.room ? null : () => this.skip(frame),
-    }, { locked: revealed, note: note || this.noteFor(q, saved) });
+    };
+    renderAsk(this.panel, q, pick, on, { locked: revealed, note: note || this.noteFor(q, saved, targets), onStage: Boolean(targets) });
+    if (!targets) return;
+    this.undoStage = decorate(targets, q, pick, on.answer, revealed);
+    this.stageEl = targets.els.flat()[0];
+    this.redrawn.observe(section, { childList: true, subtree: true });
   }
 
-  noteFor(q, saved) {
-    if (!saved?.pick) return "";
+  noteFor(q, saved, targets = null) {
+    if (!saved?.pick) return targets ? `Pick one of the outlined ${targets.kind === "cell" ? "cells" : "labels"} in the drawing.` : "";
     if (!this.room) return "Your guess is in: the next step shows the answer.";
     return saved.sent ? "Your answer is in: you may change it until the reveal." : "Answers count only while you follow live.";
   }
@@ -159,6 +188,7 @@ export class QuizController extends Controller {
     const r = frame.reveal;
     const saved = this.guesses[r.question.id];
     this.root.dataset.quiz = "reveal";
+    this.clearStage();
     if (!saved && !this.room && !this.tallies.has(r.question.id)) { this.askFirst(frame); return; }
     renderReveal(this.panel, r, saved?.pick ?? null);
     const tally = this.tallies.get(r.question.id);
@@ -170,6 +200,7 @@ export class QuizController extends Controller {
     const q = frame.reveal.question;
     this.panel.replaceChildren();
     this.panel.dataset.mode = "first";
+    this.root.dataset.quiz = "first"; // rooms.css veils the drawing: it may show the answer
     const p = document.createElement("p");
     p.className = "quiz-prompt";
     p.textContent = `Guess first: ${q.prompt}`;

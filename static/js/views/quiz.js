@@ -22,14 +22,17 @@ function button(parent, text, className, onClick, attrs = {}) {
 }
 
 /** Ask `q`; `pick` is the guess so far (null: none). on.pick(pick) on every change, on.answer(pick)
- * to commit, on.skip(). A token or a cell commits on its tap; an order or a slider with Answer. */
-export function renderAsk(panel, q, pick, on, { locked = false, note = "" } = {}) {
+ * to commit, on.skip(). A token or a cell commits on its tap; an order or a slider with Answer.
+ * `onStage`: the choices are on the drawing (views/quiz-stage.js), not buttons here. */
+export function renderAsk(panel, q, pick, on, { locked = false, note = "", onStage = false } = {}) {
   panel.replaceChildren();
   panel.dataset.mode = "ask";
+  panel.dataset.kind = q.kind;
   element("p", { className: "quiz-kicker", text: "Guess first" }, panel);
   element("h2", { className: "quiz-prompt", text: q.prompt, attrs: { id: "quiz-prompt" } }, panel);
   const body = element("div", { className: `quiz-body quiz-${q.kind}` }, panel);
-  if (q.kind === "token") askToken(body, q, pick, on, locked);
+  if (onStage) body.hidden = true;
+  else if (q.kind === "token") askToken(body, q, pick, on, locked);
   else if (q.kind === "cell") askCell(body, q, pick, on, locked);
   else if (q.kind === "order") askOrder(body, q, pick, on, locked);
   else askEstimate(body, q, pick, on, locked);
@@ -96,14 +99,24 @@ export function renderReveal(panel, reveal, guess) {
   panel.dataset.mode = "reveal";
   const right = guess ? same(guess, reveal.answer) : null;
   panel.dataset.right = right === null ? "skipped" : String(right);
+  panel.dataset.kind = q.kind;
   element("p", { className: "quiz-kicker", text: "The answer" }, panel);
   element("h2", { className: "quiz-prompt", text: q.prompt }, panel);
   element("p", { className: "quiz-answer-text", text: reveal.text, attrs: { id: "quiz-answer" } }, panel);
   const verdict = right === null ? "You skipped this one." : right ? "Right." : "Not quite.";
   element("p", { className: "quiz-verdict", text: verdict, attrs: { id: "quiz-verdict" } }, panel);
+  // On a stage (rooms.css) the derivation opens above the bar on "Why"; elsewhere it is listed.
+  const docked = panel.classList.contains("quiz-docked");
+  const why = button(panel, "Why?", "quiz-why", () => {
+    list.hidden = !list.hidden;
+    why.setAttribute("aria-expanded", String(!list.hidden));
+  }, { "aria-expanded": "false", "aria-controls": "quiz-derivation" });
   if (guess && !right) element("p", { className: "quiz-off", text: offBy(reveal, guess), attrs: { id: "quiz-off" } }, panel);
-  const list = element("ul", { className: "quiz-derivation", attrs: { "aria-label": "Where the answer comes from" } }, panel);
-  for (const line of reveal.derivation) element("li", { text: line }, list);
+  const list = element("div", { className: "quiz-derivation", attrs: { id: "quiz-derivation" } }, panel);
+  list.hidden = docked;
+  element("p", { className: "quiz-derivation-prompt", text: q.prompt }, list);
+  const lines = element("ul", { attrs: { "aria-label": "Where the answer comes from" } }, list);
+  for (const line of reveal.derivation) element("li", { text: line }, lines);
 }
 
 /** How far off a guess is, in the engine's figures. */
