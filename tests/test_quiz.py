@@ -52,6 +52,28 @@ def test_token_question_answers_the_rows_largest_weight(tmp_path: Path) -> None:
     assert shown.reveal.figures == [[number(v, t.digits) for v in row]]
     assert number(row[best], t.digits) in shown.reveal.derivation[-1]
     assert "answer" not in asked.question.model_dump()
+    # the cell the drawing outlines on the reveal: the tensor's own indices of row dog, column best
+    assert shown.reveal.tensor == "weights"
+    assert shown.reveal.cell == [t.row_index[t.rows.index("dog")], t.col_index[best]]
+
+
+def test_every_reveal_names_the_cell_it_was_read_from(tmp_path: Path) -> None:
+    """Whatever the kind, the outlined cell holds the figure the reveal's text states."""
+    for q in ({"kind": "token", "prompt": "Which word will fire read most?", "answer": {"tensor": "weights", "row": "fire"}},
+              {"kind": "cell", "prompt": "Which cell is largest?", "answer": {"tensor": "weights"}},
+              {"kind": "order", "prompt": "Order the words by by's weights", "answer": {"tensor": "weights", "row": "by"}},
+              {"kind": "estimate", "prompt": "How much does fire give old?",
+               "answer": {"tensor": "weights", "row": "fire", "col": "old"}}):
+        _, shown = built(tmp_path, q)
+        t = weights_of(shown)
+        r, c = t.row_index.index(shown.reveal.cell[0]), t.col_index.index(shown.reveal.cell[1])
+        value = number(t.values[r][c], t.digits)
+        if q["kind"] == "estimate":
+            assert shown.reveal.text == value
+        else:
+            assert value in shown.reveal.derivation[-1] or value in shown.reveal.derivation[0], (q, value)
+            assert t.values[r][c] == max(v for row in (t.values if q["kind"] == "cell" else [t.values[r]])
+                                         for v in row if v is not None)
 
 
 def test_cell_order_estimate_answers(tmp_path: Path) -> None:

@@ -120,6 +120,12 @@ def test_every_reveal_fits_the_bar_and_opens_its_derivation(page, server_url, qu
         settle(page)
         m = page.evaluate(MEASURE)
         assert m["withQ"]["h"] <= m["without"]["h"] + 1, (where, m)
+        drawn = page.evaluate("() => { const p = window.attentionTalk.player;"
+                              " return p.currentSlide && window.attentionTalk.frames.peek(p.currentSlide.id, p.state.step)?.reveal; }")
+        assert drawn and drawn["question"]["id"] == q["id"], where
+        cell = page.evaluate(f"""() => {{ const g = [...document.querySelectorAll('#stage .slide.active .canvas > .tensor')]
+            .find((t) => t.dataset.tensor === {json.dumps(drawn['tensor'])}); return g ? g.querySelectorAll('.quiz-answer-box').length : -1; }}""")
+        assert cell == 1, (where, cell)  # the answer's cell outlined once, on the tensor it was read from
         assert page.is_hidden(".quiz-derivation"), where
         page.click(".quiz-why")
         page.wait_for_selector(".quiz-derivation li", state="visible", timeout=10_000)

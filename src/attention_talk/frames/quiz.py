@@ -80,6 +80,9 @@ class Reveal(Strict):
         "The figure of every pick: token, order: one row (each column's value); cell: the map; estimate: "
         "one row, the distance of each slider position from the answer."))
     derivation: list[str] = Field(description="Where the answer comes from, line by line.")
+    tensor: str = Field(default="", description="The reveal step's tensor the answer was read from.")
+    cell: list[int] = Field(default_factory=list, description=(
+        "The answer's cell in that tensor, [row, column] in its own indices (the drawing outlines it)."))
 
 
 def check_questions(deck: Deck) -> list[str]:
@@ -170,11 +173,12 @@ def answer(spec: QuestionSpec, qid: str, frame) -> tuple[Question, Reveal]:
     if spec.kind == "token":
         best = ranked[0]
         return q, Reveal(question=q, answer=[best], text=t.cols[best], figures=[[fmt(v) for v in t.values[r]]],
+                         tensor=t.name, cell=[t.row_index[r], t.col_index[best]],
                          derivation=[f"{t.label}, row {ref.row}: {listing}.",
                                      f"The largest is {t.cols[best]}: {fmt(t.values[r][best])}."])
     chain = " › ".join(f"{t.cols[c]} {fmt(t.values[r][c])}" for c in ranked)
     return q, Reveal(question=q, answer=ranked, text=" › ".join(t.cols[c] for c in ranked),
-                     figures=[[fmt(v) for v in t.values[r]]],
+                     figures=[[fmt(v) for v in t.values[r]]], tensor=t.name, cell=[t.row_index[r], t.col_index[ranked[0]]],
                      derivation=[f"{t.label}, row {ref.row}: {listing}.", f"Largest first: {chain}."])
 
 
@@ -187,6 +191,7 @@ def _cell(spec: QuestionSpec, qid: str, t, fmt) -> tuple[Question, Reveal]:
     (r, c), (r2, c2) = ranked[0], ranked[1] if len(ranked) > 1 else ranked[0]
     q = Question(id=qid, kind="cell", prompt=spec.prompt, choices=list(t.rows), cols=list(t.cols))
     return q, Reveal(question=q, answer=[r, c], text=f"row {t.rows[r]}, column {t.cols[c]}",
+                     tensor=t.name, cell=[t.row_index[r], t.col_index[c]],
                      figures=[[fmt(v) for v in row] for row in t.values],
                      derivation=[f"{t.label}: the largest of its {len(cells)} cells is row {t.rows[r]}, "
                                  f"column {t.cols[c]}: {fmt(t.values[r][c])}.",
@@ -206,6 +211,7 @@ def _estimate(spec: QuestionSpec, qid: str, t, r: int, c: int, fmt) -> tuple[Que
     q = Question(id=qid, kind="estimate", prompt=spec.prompt, choices=[], marks=[fmt(m) for m in marks])
     off = [fmt(m - value) if round(m - value, t.digits) <= 0 else "+" + fmt(m - value) for m in marks]
     return q, Reveal(question=q, answer=[best], text=fmt(value), figures=[off],
+                     tensor=t.name, cell=[t.row_index[r], t.col_index[c]],
                      derivation=[f"{t.label}, row {t.rows[r]}, column {t.cols[c]}: {fmt(value)}.",
                                  f"The slider runs from {fmt(lo)} to {fmt(hi)}"
                                  + (" (a weight is between 0 and 1)." if t.kind == "weights"

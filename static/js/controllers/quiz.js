@@ -10,7 +10,7 @@
 // (controllers/room-follower.js, detail: its quizRoom()).
 import { checkRoomMessage, openRoomChannel } from "../lib/room-link.js";
 import { renderAsk, renderReveal, renderTally } from "../views/quiz.js";
-import { decorate, stageTargets } from "../views/quiz-stage.js";
+import { decorate, markAnswer, stageTargets } from "../views/quiz-stage.js";
 import { Controller } from "./controller.js";
 
 const SHEET = "(max-width: 700px)"; // rooms.css: below this width the panel is a sheet along the bottom
@@ -191,6 +191,7 @@ export class QuizController extends Controller {
     this.clearStage();
     if (!saved && !this.room && !this.tallies.has(r.question.id)) { this.askFirst(frame); return; }
     renderReveal(this.panel, r, saved?.pick ?? null);
+    if (this.docked) this.undoStage = markAnswer(this.root.querySelector("#stage .slide.active"), r);
     const tally = this.tallies.get(r.question.id);
     if (tally) this.renderRoomTally(r.question, tally, true);
   }

@@ -85,7 +85,8 @@ function measure(els) {
 /** Make one drawn element a choice: a box behind it, a button for keys and screen readers. */
 function choice(el, label, picked, locked, onPick, undo, b) {
   const box = b ? svg("rect", { class: "quiz-target", x: b.x, y: b.y, width: b.width, height: b.height, rx: 6 }) : null;
-  if (box) el.before(box);
+  // a cell is a group placed by its own transform: its box goes inside it, in its coordinates
+  if (box) { if (el.tagName === "g") el.prepend(box); else el.before(box); }
   const parts = box ? [box, el] : [el];
   for (const p of parts) p.classList.add("quiz-pickable");
   if (picked) for (const p of parts) p.classList.add("quiz-picked");
@@ -125,4 +126,19 @@ export function decorate(targets, q, pick, onAnswer, locked) {
       same(pick ?? [], [i, j]), locked, () => onAnswer([i, j]), undo, measure([el])?.[0])));
   }
   return () => { for (const u of undo.reverse()) u(); };
+}
+
+/** On the reveal step, outline the answer's cell on the drawn tensor it was read from. Returns the undo. */
+export function markAnswer(section, reveal) {
+  if (!section || !reveal.tensor || reveal.cell?.length !== 2) return null;
+  const g = [...section.querySelectorAll(".canvas > .tensor")].find((t) => t.dataset.tensor === reveal.tensor);
+  const cell = g?.querySelector(`.cell[data-r="${reveal.cell[0]}"][data-c="${reveal.cell[1]}"]`);
+  if (!cell) return null;
+  let b;
+  try { b = cell.getBBox(); } catch { return null; }
+  // over every cell of the tensor, where the cell stands now (a cell is placed by its own transform)
+  const m = g.getScreenCTM()?.inverse().multiply(cell.getScreenCTM());
+  const box = svg("rect", { class: "quiz-answer-box", x: b.x - 4, y: b.y - 4, width: b.width + 8, height: b.height + 8,
+    rx: 8, "aria-hidden": "true", transform: m ? `matrix(${[m.a, m.b, m.c, m.d, m.e, m.f].join(" ")})` : "" }, g);
+  return () => box.remove();
 }
