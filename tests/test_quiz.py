@@ -59,9 +59,11 @@ def test_token_question_answers_the_rows_largest_weight(tmp_path: Path) -> None:
 
 def test_every_reveal_names_the_cell_it_was_read_from(tmp_path: Path) -> None:
     """Whatever the kind, the outlined cell holds the figure the reveal's text states."""
-    for q in ({"kind": "token", "prompt": "Which word will fire read most?", "answer": {"tensor": "weights", "row": "fire"}},
+    for q in ({"kind": "token", "prompt": "Which word will fire read most?",
+               "answer": {"tensor": "weights", "row": "fire"}},
               {"kind": "cell", "prompt": "Which cell is largest?", "answer": {"tensor": "weights"}},
-              {"kind": "order", "prompt": "Order the words by by's weights", "answer": {"tensor": "weights", "row": "by"}},
+              {"kind": "order", "prompt": "Order the words by by's weights",
+               "answer": {"tensor": "weights", "row": "by"}},
               {"kind": "estimate", "prompt": "How much does fire give old?",
                "answer": {"tensor": "weights", "row": "fire", "col": "old"}}):
         _, shown = built(tmp_path, q)

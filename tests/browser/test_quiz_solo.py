@@ -40,8 +40,9 @@ def test_guess_then_reveal_with_the_derivation(page, quiz_url) -> None:
     # on a stage the choices are the drawing's own labels (SVG text), boxed and focusable
     assert [b.text_content().strip() for b in page.query_selector_all(".quiz-choice")] == asked["choices"]
     assert page.query_selector("#quiz-panel .quiz-choice") is None
-    assert page.eval_on_selector_all(".quiz-choice", "els => els.map(e => e.closest('svg') !== null && "
-                                     "e.getAttribute('role') === 'button' && e.tabIndex === 0)") == [True] * len(asked["choices"])
+    focusable = page.eval_on_selector_all(".quiz-choice", "els => els.map(e => e.closest('svg') !== null && "
+                                          "e.getAttribute('role') === 'button' && e.tabIndex === 0)")
+    assert focusable == [True] * len(asked["choices"])
     assert page.inner_text("#quiz-prompt") == asked["prompt"]
     assert "answer" not in asked
     wrong = next(i for i in range(len(asked["choices"])) if i != reveal["answer"][0])

@@ -43,7 +43,8 @@ def test_the_decks_ask_at_least_six_questions_in_three_decks(questions) -> None:
 MEASURE = """() => {
   const bar = document.querySelector('#stage .caption-bar');
   const canvas = document.querySelector('#stage .slide.active .canvas');
-  const scale = () => new DOMMatrix(getComputedStyle(canvas).transform === 'none' ? '' : getComputedStyle(canvas).transform).a;
+  const t = getComputedStyle(canvas).transform;
+  const scale = () => new DOMMatrix(t === 'none' ? '' : t).a;
   const panel = document.querySelector('#quiz-panel');
   const withQ = { h: bar.offsetHeight, docked: panel.classList.contains('quiz-docked') && !panel.hidden };
   panel.hidden = true; bar.classList.remove('quiz-on');
@@ -54,7 +55,8 @@ MEASURE = """() => {
 
 # The smallest rendered type of the panel's visible text, in CSS px (the stage's scale included).
 SMALLEST = """() => {
-  const stage = document.querySelector('#stage').getBoundingClientRect().width / document.querySelector('#stage').offsetWidth;
+  const el = document.querySelector('#stage');
+  const stage = el.getBoundingClientRect().width / el.offsetWidth;
   let min = Infinity, what = '';
   const walk = document.createTreeWalker(document.querySelector('#quiz-panel'), NodeFilter.SHOW_TEXT);
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
@@ -72,7 +74,8 @@ SMALLEST = """() => {
 def open_question(page, server_url: str, deck: str, slide: int, step: int, q: dict) -> None:
     page.goto("about:blank")  # a fresh load each time: a hash change within a deck would not reload
     page.goto(f"{server_url}/talk/{deck}#/{slide}/{step}")
-    page.wait_for_function("(p) => { const el = document.querySelector('#quiz-panel.quiz-docked[data-mode=ask]:not([hidden]) #quiz-prompt');"
+    page.wait_for_function("(p) => { const el = document.querySelector("
+                           "'#quiz-panel.quiz-docked[data-mode=ask]:not([hidden]) #quiz-prompt');"
                            " return el && el.textContent === p; }", arg=q["prompt"], timeout=60_000)
 
 
@@ -98,7 +101,8 @@ def test_every_question_asks_in_the_bar_and_on_the_drawing(page, server_url, que
             boxes = page.query_selector_all("#stage .slide.active rect.quiz-target")
             assert len(boxes) == len(q["choices"]), where
         elif q["kind"] == "token":
-            assert page.eval_on_selector_all("#quiz-panel .quiz-choice", "els => els.map(e => e.textContent)") == q["choices"]
+            buttons = page.eval_on_selector_all("#quiz-panel .quiz-choice", "els => els.map(e => e.textContent)")
+            assert buttons == q["choices"], where
 
 
 def test_every_reveal_fits_the_bar_and_opens_its_derivation(page, server_url, questions) -> None:
@@ -120,11 +124,13 @@ def test_every_reveal_fits_the_bar_and_opens_its_derivation(page, server_url, qu
         settle(page)
         m = page.evaluate(MEASURE)
         assert m["withQ"]["h"] <= m["without"]["h"] + 1, (where, m)
-        drawn = page.evaluate("() => { const p = window.attentionTalk.player;"
-                              " return p.currentSlide && window.attentionTalk.frames.peek(p.currentSlide.id, p.state.step)?.reveal; }")
+        drawn = page.evaluate("() => { const p = window.attentionTalk.player; return p.currentSlide"
+                              " && window.attentionTalk.frames.peek(p.currentSlide.id, p.state.step)?.reveal; }")
         assert drawn and drawn["question"]["id"] == q["id"], where
-        cell = page.evaluate(f"""() => {{ const g = [...document.querySelectorAll('#stage .slide.active .canvas > .tensor')]
-            .find((t) => t.dataset.tensor === {json.dumps(drawn['tensor'])}); return g ? g.querySelectorAll('.quiz-answer-box').length : -1; }}""")
+        cell = page.evaluate("""(name) => {
+            const g = [...document.querySelectorAll('#stage .slide.active .canvas > .tensor')]
+              .find((t) => t.dataset.tensor === name);
+            return g ? g.querySelectorAll('.quiz-answer-box').length : -1; }""", drawn["tensor"])
         assert cell == 1, (where, cell)  # the answer's cell outlined once, on the tensor it was read from
         assert page.is_hidden(".quiz-derivation"), where
         page.click(".quiz-why")

@@ -178,7 +178,8 @@ def answer(spec: QuestionSpec, qid: str, frame) -> tuple[Question, Reveal]:
                                      f"The largest is {t.cols[best]}: {fmt(t.values[r][best])}."])
     chain = " › ".join(f"{t.cols[c]} {fmt(t.values[r][c])}" for c in ranked)
     return q, Reveal(question=q, answer=ranked, text=" › ".join(t.cols[c] for c in ranked),
-                     figures=[[fmt(v) for v in t.values[r]]], tensor=t.name, cell=[t.row_index[r], t.col_index[ranked[0]]],
+                     figures=[[fmt(v) for v in t.values[r]]],
+                     tensor=t.name, cell=[t.row_index[r], t.col_index[ranked[0]]],
                      derivation=[f"{t.label}, row {ref.row}: {listing}.", f"Largest first: {chain}."])
 
 
