@@ -134,7 +134,7 @@ export class QuizController extends Controller {
     const q = frame.question;
     const tally = this.tallies.get(q.id);
     this.root.dataset.quiz = tally ? "room" : "ask";
-    if (tally) { this.panel.dataset.mode = "tally"; this.renderRoomTally(q, tally); return; }
+    if (tally) { this.clearStage(); this.panel.dataset.mode = "tally"; this.renderRoomTally(q, tally); return; }
     const saved = this.guesses[q.id];
     const pick = this.draft ?? saved?.pick ?? null;
     const revealed = this.room?.revealed?.(frame) ?? false;
@@ -230,11 +230,12 @@ export class QuizController extends Controller {
       h.textContent = q.prompt;
       this.panel.append(h);
       const spread = document.createElement("div");
+      spread.className = "quiz-room-spread";
       this.panel.append(spread);
       renderTally(spread, q, tally);
       return;
     }
-    box.className = "quiz-room-spread";
+    box.className = "quiz-room-spread quiz-after";
     renderTally(box, q, tally);
     this.panel.append(box);
   }
