@@ -93,6 +93,16 @@ def test_straight_to_the_reveal_asks_first_and_a_skip_shows_the_answer(page, qui
         assert f"off by {reveal['figures'][0][0]}" in page.inner_text("#quiz-off")
 
 
+def test_stepping_on_without_a_guess_is_a_skip(page, quiz_url) -> None:
+    """A presenter's clicker (or a student moving on) from the question shows the answer, no stop."""
+    open_at(page, quiz_url, "#/1/6")
+    page.wait_for_selector("#quiz-panel[data-mode='ask']", timeout=30_000)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("#quiz-panel[data-right='skipped']", timeout=30_000)
+    assert page.inner_text("#quiz-answer") == frame_of(page, 7)["reveal"]["text"]
+    assert page.inner_text("#quiz-verdict") == "You skipped this one."
+
+
 def test_skip_moves_on_and_the_phone_gets_big_targets(page, quiz_url) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     open_at(page, quiz_url, "#/1/6")

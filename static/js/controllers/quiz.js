@@ -109,7 +109,7 @@ export class QuizController extends Controller {
     const frame = this.frames.peek(slide, step);
     this.draft = null;
     this.clearStage();
-    if (!frame?.question && !frame?.reveal) { this.hide(); return; }
+    if (!frame?.question && !frame?.reveal) { this.asked = null; this.hide(); return; }
     this.shown = frame;
     this.dock();
     if (frame.question) this.ask(frame);
@@ -135,6 +135,7 @@ export class QuizController extends Controller {
     const tally = this.tallies.get(q.id);
     this.root.dataset.quiz = tally ? "room" : "ask";
     if (tally) { this.clearStage(); this.panel.dataset.mode = "tally"; this.renderRoomTally(q, tally); return; }
+    this.asked = q.id; // stepping on from here without a guess is a skip (reveal)
     const saved = this.guesses[q.id];
     const pick = this.draft ?? saved?.pick ?? null;
     const revealed = this.room?.revealed?.(frame) ?? false;
@@ -189,7 +190,13 @@ export class QuizController extends Controller {
     const saved = this.guesses[r.question.id];
     this.root.dataset.quiz = "reveal";
     this.clearStage();
-    if (!saved && !this.room && !this.tallies.has(r.question.id)) { this.askFirst(frame); return; }
+    if (!saved && !this.room && !this.tallies.has(r.question.id)) {
+      // stepped on from the question without a guess (a presenter's clicker, a student moving on): a
+      // skip; arrived some other way (a link, the overview, a jump): asked first
+      if (this.asked !== r.question.id) { this.askFirst(frame); return; }
+      this.guesses[r.question.id] = { skipped: true };
+      this.save();
+    }
     renderReveal(this.panel, r, saved?.pick ?? null);
     if (this.docked) this.undoStage = markAnswer(this.root.querySelector("#stage .slide.active"), r);
     const tally = this.tallies.get(r.question.id);
@@ -201,7 +208,7 @@ export class QuizController extends Controller {
     const q = frame.reveal.question;
     this.panel.replaceChildren();
     this.panel.dataset.mode = "first";
-    this.root.dataset.quiz = "first"; // rooms.css veils the drawing: it may show the answer
+    this.root.dataset.quiz = "first";
     const p = document.createElement("p");
     p.className = "quiz-prompt";
     p.textContent = `Guess first: ${q.prompt}`;
