@@ -109,11 +109,13 @@ export class QuizController extends Controller {
     const frame = this.frames.peek(slide, step);
     this.draft = null;
     this.clearStage();
+    const first = !this.seen; // the page's first step: opened by its link (or reloaded) at this step
+    this.seen = true;
     if (!frame?.question && !frame?.reveal) { this.asked = null; this.hide(); return; }
     this.shown = frame;
     this.dock();
     if (frame.question) this.ask(frame);
-    else this.reveal(frame);
+    else this.reveal(frame, first);
     this.panel.hidden = false;
   }
 
@@ -185,15 +187,16 @@ export class QuizController extends Controller {
     this.ask(frame);
   }
 
-  reveal(frame) {
+  reveal(frame, opened = false) {
     const r = frame.reveal;
     const saved = this.guesses[r.question.id];
     this.root.dataset.quiz = "reveal";
     this.clearStage();
     if (!saved && !this.room && !this.tallies.has(r.question.id)) {
-      // stepped on from the question without a guess (a presenter's clicker, a student moving on): a
-      // skip; arrived some other way (a link, the overview, a jump): asked first
-      if (this.asked !== r.question.id) { this.askFirst(frame); return; }
+      // stepped on from the question without a guess (a presenter's clicker, a student moving on), or
+      // the page opened here by its link: a skip, so the step looks as it does when stepped to;
+      // jumped to from elsewhere in the talk (the overview, a number, a later step): asked first
+      if (this.asked !== r.question.id && !opened) { this.askFirst(frame); return; }
       this.guesses[r.question.id] = { skipped: true };
       this.save();
     }
