@@ -33,8 +33,10 @@ EVENTS = ("EventDispatch", "FunctionCall", "EvaluateScript", "UpdateLayoutTree",
 
 
 def press(page, i: int) -> dict:
-    page.keyboard.press("ArrowRight")
+    """→ held down until the step is painted, as keypaint.py holds it (the URL is written after)."""
+    page.keyboard.down("ArrowRight")
     page.evaluate(WAIT, i)
+    page.keyboard.up("ArrowRight")
     sample = page.evaluate("window.__kp.samples")[i]
     return {**sample, "step": page.evaluate("location.hash")}
 
