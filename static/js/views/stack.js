@@ -49,7 +49,7 @@ function render(el, w) {
     if (b === null) {
       label(stack, "⋮", { class: "diagram-big", x: sx + colW / 2, y: y + blockH / 2 + 8, "text-anchor": "middle" });
     } else {
-      const cls = b === 1 && zoom ? "active" : "block";
+      const cls = b === 1 && zoom ? "opened" : "block"; // not "active": see talk.css
       if (dense_layers === undefined || dense_layers === null) box(stack, sx, y, colW, blockH, `block ${b}`, cls);
       else block(stack, sx, y, colW, blockH, b, cls, b <= dense_layers);
       blockY[b] = y;
