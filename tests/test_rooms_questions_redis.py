@@ -88,6 +88,9 @@ def test_the_remote_on_the_other_server_moving_to_the_reveal_reveals(quiz_cluste
         await remote.send(json.dumps({"type": "go", "slide": 1, "step": 7, "paused": False}))
         tally = await next_of(speaker, "tally", lambda m: m["revealed"])
         assert (tally["slide"], tally["step"], tally["answered"], tally["counts"]) == (1, 6, 1, {"4": 1})
+        # the follower has seen the room leave the question (a step-6 state queued from its join, a
+        # duplicate of the first, must not pass for the room's coming back)
+        await next_of(one, "state", lambda m: m["step"] == 7)
         await remote.send(json.dumps({"type": "go", "slide": 1, "step": 6, "paused": False}))
         await next_of(one, "state", lambda m: m["step"] == 6)
         await answer_refused_after_reveal(one)

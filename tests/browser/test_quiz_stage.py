@@ -47,9 +47,10 @@ MEASURE = """() => {
   const scale = () => new DOMMatrix(t === 'none' ? '' : t).a;
   const panel = document.querySelector('#quiz-panel');
   const withQ = { h: bar.offsetHeight, docked: panel.classList.contains('quiz-docked') && !panel.hidden };
-  panel.hidden = true; bar.classList.remove('quiz-on');
+  const modes = ['quiz-on', 'quiz-reveal'].filter((c) => bar.classList.contains(c));
+  panel.hidden = true; bar.classList.remove(...modes);
   const without = { h: bar.offsetHeight };
-  panel.hidden = false; bar.classList.add('quiz-on');
+  panel.hidden = false; bar.classList.add(...modes);
   return { withQ, without, scale: scale() };
 }"""
 

@@ -100,7 +100,7 @@ export class QuizController extends Controller {
     this.panel.hidden = true;
     this.shown = null;
     delete this.root.dataset.quiz;
-    this.panel.parentElement?.classList.remove("quiz-on");
+    this.panel.parentElement?.classList.remove("quiz-on", "quiz-reveal");
   }
 
   clearStage() { this.redrawn.disconnect(); this.undoStage?.(); this.undoStage = null; this.stageEl = null; }
@@ -113,23 +113,25 @@ export class QuizController extends Controller {
     this.seen = true;
     if (!frame?.question && !frame?.reveal) { this.asked = null; this.hide(); return; }
     this.shown = frame;
-    this.dock();
+    this.dock(frame.question ? "quiz-on" : "quiz-reveal");
     if (frame.question) this.ask(frame);
     else this.reveal(frame, first);
     this.panel.hidden = false;
   }
 
-  /** On a stage (not a phone's sheet, not the reading layout): the panel takes the caption's place
-   * in the caption bar, in the bar's own height (rooms.css), so the drawing keeps its size, and a
-   * token or cell question is asked on the drawing itself. Elsewhere it floats over the page. */
-  dock() {
+  /** On a stage (not a phone's sheet, not the reading layout): a question takes the caption's place
+   * in the caption bar and its answer stands under the caption, in the bar's own height (rooms.css),
+   * so the drawing keeps its size; a token or cell question is asked on the drawing itself.
+   * Elsewhere the panel floats over the page. */
+  dock(mode) {
     const bar = this.root.querySelector("#stage .caption-bar");
     this.docked = Boolean(bar) && !document.documentElement.classList.contains("reading")
       && !window.matchMedia(SHEET).matches;
     if (this.docked && this.panel.parentElement !== bar) bar.prepend(this.panel);
     else if (!this.docked && this.panel.parentElement !== this.root) this.root.append(this.panel);
     this.panel.classList.toggle("quiz-docked", this.docked);
-    bar?.classList.toggle("quiz-on", this.docked);
+    bar?.classList.toggle("quiz-on", this.docked && mode === "quiz-on"); // the question in the caption's place
+    bar?.classList.toggle("quiz-reveal", this.docked && mode === "quiz-reveal"); // the answer under the caption
   }
 
   ask(frame, note = "") {
