@@ -130,8 +130,15 @@ export class QuizController extends Controller {
     if (this.docked && this.panel.parentElement !== bar) bar.prepend(this.panel);
     else if (!this.docked && this.panel.parentElement !== this.root) this.root.append(this.panel);
     this.panel.classList.toggle("quiz-docked", this.docked);
-    bar?.classList.toggle("quiz-on", this.docked && mode === "quiz-on"); // the question in the caption's place
-    bar?.classList.toggle("quiz-reveal", this.docked && mode === "quiz-reveal"); // the answer under the caption
+    this.barMode(mode);
+  }
+
+  /** "quiz-on": the question in the caption's place; "quiz-reveal": the answer under the caption. */
+  barMode(mode) {
+    const bar = this.panel.parentElement;
+    if (!bar?.classList.contains("caption-bar")) return;
+    bar.classList.toggle("quiz-on", this.docked && mode === "quiz-on");
+    bar.classList.toggle("quiz-reveal", this.docked && mode === "quiz-reveal");
   }
 
   ask(frame, note = "") {
@@ -202,6 +209,7 @@ export class QuizController extends Controller {
       this.guesses[r.question.id] = { skipped: true };
       this.save();
     }
+    this.barMode("quiz-reveal");
     renderReveal(this.panel, r, saved?.pick ?? null);
     if (this.docked) this.undoStage = markAnswer(this.root.querySelector("#stage .slide.active"), r);
     const tally = this.tallies.get(r.question.id);
@@ -214,6 +222,7 @@ export class QuizController extends Controller {
     this.panel.replaceChildren();
     this.panel.dataset.mode = "first";
     this.root.dataset.quiz = "first";
+    this.barMode("quiz-on"); // not revealed yet: the question's line, in the caption's place
     const p = document.createElement("p");
     p.className = "quiz-prompt";
     p.textContent = `Guess first: ${q.prompt}`;
