@@ -5,10 +5,15 @@ step's key → drawn ("framedrawn") and key → painted, the slowest first (top 
 9/3,15/1`` only those steps are measured (each opened from the step before it, by its URL, then →),
 ``--repeat`` times; with ``--trace`` each of them is traced too (Chrome's devtools timeline) and the
 main thread's time between the key and the paint is summed by event (script, style, layout, paint),
-with the number of elements whose style was recalculated. Asserts nothing; for finding costs.
+with the number of elements whose style was recalculated. Tracing slows style recalculation
+severalfold, so ``--phases`` splits each step's wall time without it: the frame's style and layout
+are forced at the start of the animation frame that shows the step (work the frame does anyway, only
+timed apart), and what is left until the paint is the paint and the commit. Asserts nothing; for
+finding costs.
 
     python benchmarks/steps.py attention-step-by-step
     python benchmarks/steps.py attention-step-by-step --steps 15/1,12/1 --repeat 5 --trace
+    python benchmarks/steps.py DECK --phases   # every step: script, style, layout, paint (p50 and the slowest)
     python benchmarks/steps.py DECK --base http://127.0.0.1:8771   # a server already running
 """
 
@@ -25,6 +30,32 @@ from keypaint import PROBE, TOTAL, WAIT, open_player
 
 PACE = 1500
 TOP = 15
+# --phases: the same key-to-paint probe as keypaint.py's, with the frame's style and layout forced
+# (and timed) at the start of the animation frame that shows the step.
+PHASES = """() => {
+  const kp = window.__kp = { samples: [], key: null };
+  window.addEventListener("keydown", () => { kp.key = performance.now(); }, { capture: true });
+  document.getElementById("player").addEventListener("framedrawn", () => {
+    if (kp.key === null) return;
+    const key = kp.key, drawn = performance.now();
+    kp.key = null;
+    requestAnimationFrame(() => {
+      const frame = performance.now();
+      getComputedStyle(document.body).color;
+      const styled = performance.now();
+      void document.body.offsetWidth;
+      const laid = performance.now();
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        const end = performance.now();
+        kp.samples.push({ drawn: drawn - key, wait: frame - drawn, style: styled - frame, layout: laid - styled,
+                          paint: end - laid, painted: end - key });
+      };
+      channel.port2.postMessage(null);
+    });
+  });
+}"""
+PARTS = ("drawn", "wait", "style", "layout", "paint", "painted")
 CATEGORIES = "devtools.timeline,disabled-by-default-devtools.timeline,blink.user_timing"
 # Timeline events worth summing (the main thread's work of one frame).
 EVENTS = ("EventDispatch", "FunctionCall", "EvaluateScript", "UpdateLayoutTree", "Layout",
@@ -41,8 +72,11 @@ def press(page, i: int) -> dict:
     return {**sample, "step": page.evaluate("location.hash")}
 
 
-def walk(browser, page, pace: int, trace: bool) -> list[dict]:
-    page.evaluate(PROBE, "ours")
+def walk(browser, page, pace: int, trace: bool, phases: bool = False) -> list[dict]:
+    if phases:
+        page.evaluate(PHASES)
+    else:
+        page.evaluate(PROBE, "ours")
     samples = []
     total = page.evaluate(TOTAL)
     for i in range(total - 1):
@@ -122,6 +156,7 @@ def main() -> None:
     parser.add_argument("--steps", help="e.g. 15/1,12/1: only these, each from the step before it")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--trace", action="store_true")
+    parser.add_argument("--phases", action="store_true", help="split each step's time: script, style, layout, paint")
     parser.add_argument("--base", help="a server already running (default: start one)")
     parser.add_argument("--pace", type=int, default=PACE)
     args = parser.parse_args()
@@ -133,8 +168,11 @@ def main() -> None:
             return
         context, page = open_player(browser, base, deck=args.deck)
         page.wait_for_load_state("networkidle")
-        samples = walk(browser, page, args.pace, args.trace)
+        samples = walk(browser, page, args.pace, args.trace and not args.phases, args.phases)
         context.close()
+    if args.phases:
+        print_phases(args.deck, samples)
+        return
     painted = [s["painted"] for s in samples]
     print(f"{args.deck}: {len(samples)} steps, painted p50 {statistics.median(painted):.1f} ms, "
           f"max {max(painted):.1f} ms")
@@ -143,6 +181,19 @@ def main() -> None:
         print(f"main thread CPU from key to paint: p50 {statistics.median(cpu):.1f} ms, sum {sum(cpu):.0f} ms")
     for s in sorted(samples, key=lambda s: -(s["cpu"] if args.trace else s["painted"]))[:TOP]:
         print(f"{s['step']:10} drawn {s['drawn']:7.1f} ms  painted {s['painted']:7.1f} ms  main CPU {s['cpu']:6.1f} ms")
+
+
+def print_phases(deck: str, samples: list[dict]) -> None:
+    """One row per step, the slowest first, and the p50 of each part: script (key → the step's DOM
+    drawn), wait (→ this probe's animation-frame callback: it holds the callbacks registered before
+    it, and views/continuity.js aims a slide change's travellers in one, which forces the style and
+    layout there, so those steps show them under wait), style, layout, paint (and commit) → painted."""
+    print(f"## {deck}: where a step's time goes ({len(samples)} steps, a key every {PACE} ms)\n")
+    print("| step | " + " | ".join(PARTS) + " |")
+    print("| --- |" + " ---: |" * len(PARTS))
+    print("| p50 | " + " | ".join(f"{statistics.median(s[k] for s in samples):.1f}" for k in PARTS) + " |")
+    for s in sorted(samples, key=lambda s: -s["painted"])[:TOP]:
+        print(f"| {s['step']} | " + " | ".join(f"{s[k]:.1f}" for k in PARTS) + " |")
 
 
 if __name__ == "__main__":
