@@ -110,3 +110,37 @@ def test_a_file_the_stripper_cannot_scan_goes_as_it_is(tmp_path) -> None:
     assert static.stripped("odd.js", strip_js) is None
     assert static.stripped("fine.js", strip_js).body == b"\nexport const x = 1;\n"
     assert static.stripped("nope.js", strip_js) is None
+
+
+def test_a_kept_copy_is_sent_on_the_loop_and_a_changed_file_is_stripped_again(tmp_path, monkeypatch) -> None:
+    import os
+
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+    from starlette.testclient import TestClient
+
+    from attention_talk.web import static as static_module
+    from attention_talk.web.static import Static
+
+    hops = []
+    real = static_module.off_loop
+
+    async def counted(fn, *args):
+        hops.append(args[0])
+        return await real(fn, *args)
+
+    monkeypatch.setattr(static_module, "off_loop", counted)
+    path = tmp_path / "fine.js"
+    path.write_text("// gone\nexport const x = 1;\n", encoding="utf-8")
+    app = Starlette(routes=[Mount("/s", Static(directory=tmp_path, strip=True))])
+    with TestClient(app) as client:
+        first = client.get("/s/fine.js", headers={"Accept-Encoding": "identity"})
+        again = client.get("/s/fine.js", headers={"Accept-Encoding": "identity"})
+        assert first.text == again.text == "\nexport const x = 1;\n"
+        assert hops == ["fine.js"]  # built once, off the loop; the second answer came from the kept copy
+        path.write_text("// gone\nexport const y = 22;\n", encoding="utf-8")
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a new version even on a coarse clock
+        changed = client.get("/s/fine.js", headers={"Accept-Encoding": "identity"})
+        assert changed.text == "\nexport const y = 22;\n" and hops == ["fine.js", "fine.js"]
+        assert client.get("/s/nope.js").status_code == 404 and hops == ["fine.js", "fine.js", "nope.js"]

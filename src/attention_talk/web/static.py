@@ -48,12 +48,27 @@ class Static(StaticFiles):
     async def get_response(self, path: str, scope: Scope) -> Response:
         kind = STRIPPED.get(os.path.splitext(path)[1].lower()) if self.strip else None
         if kind is not None and scope["method"] in ("GET", "HEAD"):
-            payload = await off_loop(self.stripped, path, kind[0])
+            # The kept copy is looked up on the loop (one stat); only building one (read, strip, brotli 11)
+            # goes to a worker thread.
+            found, payload = self.kept(path)
+            if not found:
+                payload = await off_loop(self.stripped, path, kind[0])
             if payload is not None:
                 return await cached_body(Request(scope), payload, kind[1], cache_control(path))
         response = await super().get_response(path, scope)
         response.headers.setdefault("Cache-Control", cache_control(path))
         return response
+
+    def kept(self, path: str) -> tuple[bool, Payload | None]:
+        """(True, the kept Payload or None) when this version of the file at ``path`` was stripped
+        already, else (False, None): not built yet, changed since, or not a file."""
+        full, st = self.lookup_path(path)
+        if st is None or not stat.S_ISREG(st.st_mode):
+            return False, None
+        kept = self._kept.get(full)
+        if kept is None or kept[0] != (st.st_mtime_ns, st.st_size):
+            return False, None
+        return True, kept[1]
 
     def stripped(self, path: str, strip) -> Payload | None:
         """The file at ``path`` without its comments, as a Payload (kept per version of the file),
