@@ -112,11 +112,14 @@ function buildTensor(g, t, L) {
     svg("text", { class: "gap", x: gx + L.cols.extent / 2, y: gy + y }, g).textContent = "⋮";
   }
   const cells = svg("g", { class: "cells" }, g);
+  // A cell's rect and text are placed by x and y, not by a transform on the cell: a transform
+  // attribute per cell (a presentation attribute of its own value) doubled the style recalculation
+  // of a new matrix (300 cells: 14.7 → 6.8 ms in Chromium, benchmarks/steps.py --phases).
   t.values.forEach((row, i) => row.forEach((_, j) => {
-    const cell = svg("g", { class: "cell", "data-r": t.row_index[i], "data-c": t.col_index[j],
-      transform: `translate(${gx + L.cols.out[j]},${gy + L.rows.out[i]})` }, cells);
-    svg("rect", { width: L.cw - 2, height: L.ch - 2, x: 1, y: 1, rx: 4 }, cell);
-    svg("text", { x: L.cw / 2, y: L.ch / 2 }, cell);
+    const x = gx + L.cols.out[j], y = gy + L.rows.out[i];
+    const cell = svg("g", { class: "cell", "data-r": t.row_index[i], "data-c": t.col_index[j] }, cells);
+    svg("rect", { width: L.cw - 2, height: L.ch - 2, x: x + 1, y: y + 1, rx: 4 }, cell);
+    svg("text", { x: x + L.cw / 2, y: y + L.ch / 2 }, cell);
   }));
   svg("rect", { class: "row-hl", x: gx - 4, width: L.cols.extent + 8, height: L.ch + 4, rx: 8 }, g);
   g.dataset.signature = signature(t);
@@ -160,10 +163,13 @@ function setText(el, text) {
   }
 }
 
-/** Fill values, colours and highlights into an already-built group. Only what differs from the
- * group's previous step is written (classList.toggle is a no-op when the class is already right),
- * so a step that keeps a tensor as it was leaves its nodes untouched. */
-function fillTensor(g, t, L) {
+/** Fill values, colours and highlights into an already-built group (`built`: just now). Only what
+ * differs from the group's previous step is written (classList.toggle is a no-op when the class is
+ * already right), so a step that keeps a tensor as it was leaves its nodes untouched. A value not
+ * shown has no words (laying out an SVG text is most of a new matrix's layout), except while it
+ * fades out (`fades`: motion is on): a value shown on the step before keeps its words until its
+ * fade ends, so stepping to a step and loading it end with the same drawing. */
+function fillTensor(g, t, L, built = false, fades = false) {
   const swept = [];
   const range = valueRange(t);
   const hl = highlightSets(t);
@@ -179,10 +185,12 @@ function fillTensor(g, t, L) {
     const isHl = hl.cells.has(`${r},${c}`) || hl.cols.has(c);
     const masked = v === null || blocked.has(`${r},${c}`);
     const wasMasked = cell.classList.contains("masked");
+    const hidden = !L.fits || t.reveal === "none" || (t.reveal === "highlight" && !isHl);
+    const wasHidden = built || cell.classList.contains("hidden-value");
     cell.classList.toggle("masked", masked);
     cell.classList.toggle("hl", isHl);
     cell.classList.toggle("dim", anyRow && !hl.rows.has(r));
-    cell.classList.toggle("hidden-value", !L.fits || t.reveal === "none" || (t.reveal === "highlight" && !isHl));
+    cell.classList.toggle("hidden-value", hidden);
     const { f, neg } = shadeOf(masked ? null : v, range);
     const shade = f.toFixed(3);
     if (cell.style.getPropertyValue("--f") !== shade) cell.style.setProperty("--f", shade);
@@ -190,7 +198,8 @@ function fillTensor(g, t, L) {
     if (masked && !wasMasked) swept.push({ cell, r, c });
     const text = cell.lastChild;
     setAttr(text, "font-size", font);
-    setText(text, maskedText(v, masked, L.digits));
+    setText(text, hidden && (wasHidden || !fades) ? "" : maskedText(v, masked, L.digits));
+    if (hidden && !wasHidden && fades) wordsGoWithTheFade(cell, text);
   }));
   g.querySelectorAll(".axis-label.row").forEach((el) =>
     el.classList.toggle("hl", hl.rows.has(Number(el.dataset.r))));
@@ -206,6 +215,19 @@ function fillTensor(g, t, L) {
     setAttr(band, "height", bottom - top + 4);
   }
   return swept;
+}
+
+/** A value hidden with a fade keeps its words until the fade (its opacity transition) is over or
+ * cut short; then they go, unless the cell is shown again meanwhile. */
+function wordsGoWithTheFade(cell, text) {
+  const done = (e) => {
+    if (e.target !== text || e.propertyName !== "opacity") return;
+    text.removeEventListener("transitionend", done);
+    text.removeEventListener("transitioncancel", done);
+    if (cell.classList.contains("hidden-value")) setText(text, "");
+  };
+  text.addEventListener("transitionend", done);
+  text.addEventListener("transitioncancel", done);
 }
 
 /** A masked cell's words: "−∞" for a score (null), a plain "0" for the weight the mask made zero
@@ -247,9 +269,10 @@ export function renderTensors(canvas, tensors) {
     if (g.style.transform !== at) g.style.transform = at;
     const data = { place: placeOf(t), kind: t.kind, rows: t.row_index.join(","), cells: JSON.stringify(t.highlight.cells) };
     for (const [key, value] of Object.entries(data)) if (g.dataset[key] !== value) g.dataset[key] = value;
-    if (g.dataset.signature !== signature(t)) buildTensor(g, t, L);
+    const built = g.dataset.signature !== signature(t);
+    if (built) buildTensor(g, t, L);
     dressTensor(g, t);
-    const swept = fillTensor(g, t, L);
+    const swept = fillTensor(g, t, L, built, animate);
     drawn.set(t.name, { t, L, g });
     if (!animate) continue;
     if (fresh) m.fadeIn(g, ph.enter);
