@@ -60,21 +60,26 @@ function tip(root) {
   };
 }
 
+/** The cells of a grid of `values` in `root`, each named for a screen reader and showing its number
+ * (`show`) while hovered or focused: one listener of each kind on `root` for all of them, and the
+ * tint as an attribute (hundreds of cells: a listener and an inline style apiece cost the step's
+ * frame several milliseconds). */
 function cellsOf(root, show, { x0, y0, cw, ch, values, name, fmt, masked = () => false }) {
-  const cells = [];
+  const cells = [], at = new Map();
   values.forEach((row, i) => row.forEach((v, j) => {
-    const r = svg("rect", { x: x0 + j * cw + 1, y: y0 + i * ch + 1, width: cw - 2, height: ch - 2, rx: 3, class: "heat-cell",
-      role: "img", "aria-label": `${name(i, j)}: ${fmt(v)}`, "data-value": v }, root);
-    if (masked(i, j)) r.classList.add("masked-map-cell");  // the one masked look (the hatch), never a blank
-    Object.assign(r.style, masked(i, j) ? {}
-      : { fill: "var(--weights)", fillOpacity: String(0.05 + 0.9 * v) });
-    const on = () => show(r, fmt(v), { x: x0 + j * cw, y: y0 + i * ch });
-    r.addEventListener("pointerenter", on);
-    r.addEventListener("focus", on);
-    r.addEventListener("pointerleave", () => show(null));
-    r.addEventListener("blur", () => show(null));
+    const off = masked(i, j);
+    const r = svg("rect", { x: x0 + j * cw + 1, y: y0 + i * ch + 1, width: cw - 2, height: ch - 2, rx: 3,
+      class: off ? "heat-cell masked-map-cell" : "heat-cell", role: "img", "aria-label": `${name(i, j)}: ${fmt(v)}`,
+      "data-value": v, ...(off ? {} : { "fill-opacity": (0.05 + 0.9 * v).toFixed(3) }) }, root);  // masked: the hatch, never a blank
+    at.set(r, () => show(r, fmt(v), { x: x0 + j * cw, y: y0 + i * ch }));
     cells.push(r);
   }));
+  const on = (e) => at.get(e.target)?.();
+  const off = (e) => { if (at.has(e.target)) show(null); };
+  root.addEventListener("pointerover", on);
+  root.addEventListener("focusin", on);
+  root.addEventListener("pointerout", off);
+  root.addEventListener("focusout", off);
   return cells;
 }
 
