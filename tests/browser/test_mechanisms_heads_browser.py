@@ -142,7 +142,8 @@ def test_the_heatmap_shows_the_frames_values_on_focus_and_zooms_into_the_winner(
         assert page.locator(".heat-tip text").text_content() == f"{round(100 * flat[1])} %"
         page.locator(".heat-grid .heat-cell").nth(2).hover()  # the pointer shows a cell's number too
         assert page.locator(".heat-tip text").text_content() == f"{round(100 * flat[2])} %"
-        tint = page.evaluate("() => getComputedStyle(document.querySelectorAll('.heat-grid .heat-cell')[2]).fillOpacity")
+        tint = page.evaluate("() => getComputedStyle(document.querySelectorAll('.heat-grid .heat-cell')[2])"
+                             ".fillOpacity")
         assert float(tint) == pytest.approx(0.05 + 0.9 * flat[2], abs=1e-3)
         assert serious_violations(page) == []
         page.keyboard.press("Escape")
