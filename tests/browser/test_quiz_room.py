@@ -70,6 +70,8 @@ def test_a_room_answers_counts_reveals_and_each_follower_sees_its_guess(page, br
         speaker.keyboard.press("ArrowRight")  # the presenter steps on: the question is revealed
         speaker.wait_for_function("() => document.querySelector('#room-tally').textContent.endsWith('revealed')",
                                   timeout=30_000)
+        # the follower's player holds step 7's frame once it has stepped there (later on a busy machine)
+        one.wait_for_function("() => window.attentionTalk.frames.peek('softmax', 7) != null", timeout=30_000)
         answer = one.evaluate("window.attentionTalk.frames.peek('softmax', 7).reveal.answer[0]")
         for follower, nth in picks.items():
             follower.wait_for_selector("#quiz-panel[data-mode='reveal']", timeout=30_000)

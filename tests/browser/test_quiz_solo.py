@@ -29,6 +29,9 @@ def open_at(page, url: str, hash_: str):
 
 
 def frame_of(page, step: int) -> dict:
+    """The step's frame, once the player holds it: a step opened by its link fetches its own frame first
+    and the slide's others after the paint, later on a busy machine."""
+    page.wait_for_function(f"""() => window.attentionTalk.frames.peek("softmax", {step}) != null""", timeout=60_000)
     return page.evaluate(f"""() => window.attentionTalk.frames.peek("softmax", {step})""")
 
 
