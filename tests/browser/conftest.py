@@ -135,6 +135,12 @@ SETTLE_JS = """async (hash) => {
   for (const until = performance.now() + 5000; `#/${p.state.slide}/${p.state.step}` !== hash; await frame()) {
     if (performance.now() > until) return `the player never reached ${hash}`;
   }
+  // and the stage holds that step's frame (a frame not yet fetched comes after the position)
+  const root = document.getElementById("player");
+  const drawn = () => root.dataset.drawn === `${p.slides[p.state.slide - 1].id}/${p.state.step}`;
+  for (const until = performance.now() + 60000; !drawn(); await frame()) {
+    if (performance.now() > until) return `${hash} was never drawn`;
+  }
   await frame(); await frame();
   const running = () => document.getAnimations().filter((a) => a.playState === "running" || a.pending);
   for (const until = performance.now() + 3000; running().length; await frame()) {

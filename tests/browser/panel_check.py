@@ -175,5 +175,7 @@ def goto_slide(page, slide_id: str, step: int = 1) -> None:
     """Jump by URL to step ``step`` of the slide ``slide_id`` and wait until the player is there."""
     number = page.evaluate(f"window.attentionTalk.player.slides.findIndex(s => s.id === '{slide_id}') + 1")
     page.evaluate(f"location.hash = '#/{number}/{step}'")
-    page.wait_for_function(f"() => document.querySelector('#player').dataset.slide === '{slide_id}' && "
-                           f"document.querySelector('#player').dataset.step === '{step}'")
+    # data-drawn: the stage holds that step's frame (data-step is set first, while a frame not yet
+    # fetched is on its way; on a busy machine that can take a while).
+    page.wait_for_function(f"() => document.querySelector('#player').dataset.drawn === '{slide_id}/{step}'",
+                           timeout=60_000)

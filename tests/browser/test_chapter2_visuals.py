@@ -15,8 +15,8 @@ DECK = "attention-walkthrough"
 def goto(page, slide_id: str, step: int) -> None:
     number = page.evaluate(f"window.attentionTalk.player.slides.findIndex(s => s.id === '{slide_id}') + 1")
     page.evaluate(f"location.hash = '#/{number}/{step}'")
-    page.wait_for_function(f"() => document.querySelector('#player').dataset.slide === '{slide_id}' && "
-                           f"document.querySelector('#player').dataset.step === '{step}'")
+    page.wait_for_function(f"() => document.querySelector('#player').dataset.drawn === '{slide_id}/{step}'",
+                           timeout=60_000)  # the stage holds the step's frame (data-step comes first)
     page.evaluate(SETTLED)
 
 

@@ -109,6 +109,42 @@ def test_derivation_panel_recomputes_the_cell(talk, slide, step, tensor) -> None
     talk.assert_clean()
 
 
+# Once everything on the stage has stopped moving: the panel's box, its cell's, and how many cells of
+# the panel's matrix it covers.
+PANEL_OVER = """async (tensor) => {
+  const moving = () => document.getAnimations().filter((a) => a.playState === 'running' || a.pending);
+  await Promise.all(moving().map((a) => a.finished.catch(() => null)));
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const p = document.querySelector('.derivation-panel:not([hidden])').getBoundingClientRect();
+  const over = (el) => { const r = el.getBoundingClientRect();
+    return r.left < p.right && r.right > p.left && r.top < p.bottom && r.bottom > p.top; };
+  const cells = [...document.querySelectorAll(`.slide.active [data-tensor='${tensor}'] .cell`)];
+  return { covered: cells.filter(over).length, own: over(document.querySelector('.cell.explained')) };
+}"""
+
+
+# Hold every animation on the page at `f` of its run (the slide's entry, its matrices' motion).
+HOLD = """(f) => { for (const a of document.getAnimations()) {
+  a.pause(); a.currentTime = f * a.effect.getComputedTiming().endTime; } }"""
+
+
+@pytest.mark.parametrize("f", [0.0, 0.3, 0.6])
+def test_a_cell_clicked_while_its_slide_flies_in_gets_its_panel_beside_where_it_lands(open_talk, watch, f) -> None:
+    page = open_talk(DECK)
+    page.evaluate("() => new Promise((r) => setTimeout(r, 300))")  # the first slide's own entry is over
+    number = page.evaluate("() => window.attentionTalk.player.slides.findIndex(s => s.id === 'pipeline') + 1")
+    page.evaluate(f"() => {{ location.hash = '#/{number}/4'; }}")  # from the title: the slide enters from the side
+    page.wait_for_function("() => document.getElementById('player').dataset.drawn === 'pipeline/4'")
+    page.wait_for_function("() => document.querySelector('.slide.active').getAnimations().length > 0")
+    page.evaluate(HOLD, f)
+    page.locator(".slide.active [data-tensor='Z'] .cell.derivable").first.dispatch_event("click")
+    assert page.locator(".derivation-panel:not([hidden])").count() == 1
+    page.evaluate("() => document.getAnimations().forEach((a) => a.play())")
+    # Z has room beside it (the panel is placed there once it has landed): no cell of Z is covered.
+    assert page.evaluate(PANEL_OVER, "Z") == {"covered": 0, "own": False}
+    watch.assert_clean()
+
+
 def test_cells_are_keyboard_reachable(talk) -> None:
     page = talk.open(DECK)
     goto_slide(page, "pipeline", 2)

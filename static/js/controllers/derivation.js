@@ -114,7 +114,20 @@ export class DerivationController extends Controller {
     this.openFor = cellEl;
     cellEl.classList.add("explained");
     placePanel(this.panel, this.stage, cellEl);
+    this.placeWhenStill(cellEl);
     if (!this.panel.contains(document.activeElement)) this.panel.focus({ preventScroll: true });
+  }
+
+  /** A cell clicked while its slide flies in, or its matrix moves, is measured where it is now:
+   * once the motion ends the panel is placed again, against where the cell landed (else it would
+   * cover the matrix it was meant to stand beside). */
+  placeWhenStill(cellEl) {
+    const moving = this.stage.getAnimations({ subtree: true }).filter((a) => (a.playState === "running"
+      || a.playState === "paused" || a.pending) && a.effect?.getComputedTiming().endTime !== Infinity);
+    if (!moving.length) return;
+    Promise.all(moving.map((a) => a.finished.catch(() => null))).then(() => {
+      if (this.openFor === cellEl && !this.panel.hidden && cellEl.isConnected) placePanel(this.panel, this.stage, cellEl);
+    });
   }
 
   /** Hide the panel; `refocus`: an explicit close (× or Esc) gives the focus back to the cell. */

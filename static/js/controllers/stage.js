@@ -160,6 +160,7 @@ export class StageController extends Controller {
     continuity?.travel(this.stage, before, section, frame); // what the last frame also showed flies here
     loadContinuity();
     this.derivations?.attach(section, frame);
+    this.root.dataset.drawn = `${frame.slide}/${frame.step}`; // the step the stage holds (data-step may be ahead)
     this.root.dispatchEvent(new CustomEvent("framedrawn", { detail: { slide: frame.slide, step: frame.step } }));
   }
 
