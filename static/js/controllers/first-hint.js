@@ -36,7 +36,6 @@ export class FirstHintController extends Controller {
     this.el.textContent = matchMedia("(pointer: coarse)").matches
       ? "Swipe left to advance" : "→ or Space to advance · ? for keys";
     this.root.append(this.el);
-    this.root.dispatchEvent(new Event("cornerschange")); // a line beside it may move aside (controllers/quiz.js)
     this.from = at(this.player.state);
     return this;
   }

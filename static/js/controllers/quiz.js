@@ -10,7 +10,7 @@
 // (controllers/room-follower.js, detail: its quizRoom()).
 import { checkRoomMessage, openRoomChannel } from "../lib/room-link.js";
 import { renderAsk, renderReveal, renderTally } from "../views/quiz.js";
-import { clearCorners, decorate, markAnswer, stageTargets } from "../views/quiz-stage.js";
+import { decorate, markAnswer, stageTargets } from "../views/quiz-stage.js";
 import { Controller } from "./controller.js";
 
 const SHEET = "(max-width: 700px)"; // rooms.css: below this width the panel is a sheet along the bottom
@@ -42,8 +42,6 @@ export class QuizController extends Controller {
     root.append(this.panel);
     this.channel = room || document.getElementById("room-data") ? null : openRoomChannel(player.manifest.id);
     this._onDrawn = (e) => this.show(e.detail);
-    // a corner came (a first visit's hint) or the window changed: the answer's line is placed again
-    this._onCorners = () => { if (this.undoCorners) { this.undoCorners(); this.undoCorners = this.clearCorners(); } };
     this._onChannel = (e) => this.heard(e.data);
     this._onYours = (e) => this.confirmed(e.detail);
     this._onRoom = (e) => this.joined(e.detail);
@@ -64,7 +62,6 @@ export class QuizController extends Controller {
   bind() {
     super.bind();
     this.root.addEventListener("framedrawn", this._onDrawn);
-    for (const type of ["cornerschange", "stagefit"]) this.root.addEventListener(type, this._onCorners);
     this.channel?.addEventListener("message", this._onChannel);
     this.room?.socket.addEventListener("yours", this._onYours);
     const frame = this.player.currentSlide && this.frames.peek(this.player.currentSlide.id, this.player.state.step);
@@ -75,7 +72,6 @@ export class QuizController extends Controller {
   unbind() {
     super.unbind();
     this.root.removeEventListener("framedrawn", this._onDrawn);
-    for (const type of ["cornerschange", "stagefit"]) this.root.removeEventListener(type, this._onCorners);
     this.channel?.removeEventListener("message", this._onChannel);
     this.room?.socket.removeEventListener("yours", this._onYours);
   }
@@ -107,13 +103,7 @@ export class QuizController extends Controller {
     this.panel.parentElement?.classList.remove("quiz-on", "quiz-reveal");
   }
 
-  clearStage() {
-    this.redrawn.disconnect();
-    this.undoStage?.();
-    this.undoCorners?.();
-    this.undoStage = this.undoCorners = null;
-    this.stageEl = null;
-  }
+  clearStage() { this.redrawn.disconnect(); this.undoStage?.(); this.undoStage = null; this.stageEl = null; }
 
   show({ slide, step }) {
     const frame = this.frames.peek(slide, step);
@@ -224,15 +214,6 @@ export class QuizController extends Controller {
     if (this.docked) this.undoStage = markAnswer(this.root.querySelector("#stage .slide.active"), r);
     const tally = this.tallies.get(r.question.id);
     if (tally) this.renderRoomTally(r.question, tally, true);
-    if (this.docked) this.undoCorners = this.clearCorners();
-  }
-
-  /** The answer's line keeps clear of the bottom corners (views/quiz-stage.js). */
-  clearCorners() {
-    const stage = this.root.querySelector("#stage");
-    const scale = () => stage.getBoundingClientRect().width / stage.offsetWidth;
-    return clearCorners(this.panel, { left: [this.root.querySelector("#first-hint")],
-      right: [this.root.querySelector("#position")] }, scale);
   }
 
   /** Straight to the reveal without a guess: back to the question, or show it (a skip). */

@@ -134,55 +134,11 @@ export function markAnswer(section, reveal) {
   const g = [...section.querySelectorAll(".canvas > .tensor")].find((t) => t.dataset.tensor === reveal.tensor);
   const cell = g?.querySelector(`.cell[data-r="${reveal.cell[0]}"][data-c="${reveal.cell[1]}"]`);
   if (!cell) return null;
-  // Where the cell's own rect says it stands, in the tensor's coordinates (views/matrix.js places a
-  // cell's rect by x and y): no layout is read in the key's task, and a cell still moving into place
-  // is outlined where it lands.
-  const rect = cell.querySelector("rect");
-  if (!rect) return null;
-  const [x, y, w, h] = ["x", "y", "width", "height"].map((a) => Number(rect.getAttribute(a)));
-  if (![x, y, w, h].every(Number.isFinite)) return null;
-  const box = svg("rect", { class: "quiz-answer-box", x: x - 5, y: y - 5, width: w + 10, height: h + 10,
-    rx: 8, "aria-hidden": "true" }, g);
+  let b;
+  try { b = cell.getBBox(); } catch { return null; }
+  // over every cell of the tensor, where the cell stands now (a cell is placed by its own transform)
+  const m = g.getScreenCTM()?.inverse().multiply(cell.getScreenCTM());
+  const box = svg("rect", { class: "quiz-answer-box", x: b.x - 4, y: b.y - 4, width: b.width + 8, height: b.height + 8,
+    rx: 8, "aria-hidden": "true", transform: m ? `matrix(${[m.a, m.b, m.c, m.d, m.e, m.f].join(" ")})` : "" }, g);
   return () => box.remove();
-}
-
-/**
- * The bottom corners (a first visit's hint on the left, the position line on the right) stand beside
- * the caption bar's last line, and an answer's line can be wider than the room between them. Once it
- * is laid out (the next frame), a line that meets a corner is moved sideways into the room between
- * the corners; if it is wider than that room, the position line yields (hidden until `undo`), then
- * the hint. The corners never overlap the answer. `scale`: CSS px per stage px. Returns the undo.
- */
-export function clearCorners(panel, { left = [], right = [] }, scale = () => 1) {
-  let done = false;
-  const yielded = [];
-  const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-  const shown = (els) => els.filter((el) => el?.isConnected && !el.hidden && !el.classList.contains("yields"))
-    .map((el) => [el, el.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
-  requestAnimationFrame(() => {
-    if (done || panel.hidden) return;
-    const words = [...panel.querySelectorAll("*")].filter((el) => el.childElementCount === 0)
-      .map((el) => el.getBoundingClientRect()).filter((r) => r.width > 1 && r.height > 1);
-    if (!words.length) return;
-    const from = Math.min(...words.map((r) => r.left)), to = Math.max(...words.map((r) => r.right));
-    let l = shown(left), r = shown(right);
-    if (![...l, ...r].some(([, c]) => words.some((w) => meets(w, c)))) return;
-    const room = () => [Math.max(0, ...l.map(([, c]) => c.right + 12)),
-      Math.min(window.innerWidth, ...r.map(([, c]) => c.left - 12))];
-    for (const drop of [() => {}, () => { yielded.push(...r.map(([el]) => el)); r = []; },
-      () => { yielded.push(...l.map(([el]) => el)); l = []; }]) {
-      drop();
-      const [a, b] = room();
-      if (to - from > b - a) continue;
-      const dx = Math.min(0, b - to) + Math.max(0, a - from);  // the least move that clears both corners
-      panel.style.translate = dx ? `${dx / scale()}px 0` : "";
-      break;
-    }
-    for (const el of yielded) el.classList.add("yields");
-  });
-  return () => {
-    done = true;
-    panel.style.translate = "";
-    for (const el of yielded) el.classList.remove("yields");
-  };
 }
