@@ -9,6 +9,7 @@
 // opened).
 import { idle } from "../lib/idle.js";
 import { createPanel, markDerivable, neighbour, placePanel, renderDerivation } from "../views/derivation.js";
+import { finiteAnimations } from "../views/moving.js";
 import { Controller } from "./controller.js";
 // The talk page's question panel comes with it (loaded after the first paint, as this is; main.js,
 // counted in the first paint's bytes, stays as it was): controllers/quiz.js.
@@ -122,8 +123,7 @@ export class DerivationController extends Controller {
    * once the motion ends the panel is placed again, against where the cell landed (else it would
    * cover the matrix it was meant to stand beside). */
   placeWhenStill(cellEl) {
-    const moving = this.stage.getAnimations({ subtree: true }).filter((a) => (a.playState === "running"
-      || a.playState === "paused" || a.pending) && a.effect?.getComputedTiming().endTime !== Infinity);
+    const moving = finiteAnimations(this.stage).filter((a) => a.playState === "running" || a.playState === "paused" || a.pending);
     if (!moving.length) return;
     Promise.all(moving.map((a) => a.finished.catch(() => null))).then(() => {
       if (this.openFor === cellEl && !this.panel.hidden && cellEl.isConnected) placePanel(this.panel, this.stage, cellEl);

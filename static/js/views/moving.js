@@ -24,7 +24,9 @@ export const motionFor = (el) => (motion && !reducedMotion(el) ? motion : null);
  * thread, so every motion left running costs each frame of the next step).
  */
 export function settle(root) {
-  for (const a of root.getAnimations({ subtree: true })) {
-    if (a.effect?.getComputedTiming().endTime !== Infinity) a.finish();
-  }
+  for (const a of finiteAnimations(root)) a.finish();
 }
+
+/** The animations under `root` that end (a looping one never does). */
+export const finiteAnimations = (root) => root.getAnimations({ subtree: true })
+  .filter((a) => a.effect?.getComputedTiming().endTime !== Infinity);
