@@ -37,13 +37,13 @@ function readingControllers({ ReadingController }, { TextSizeController }, { pla
 /** What waits for the first paint: loaded, then made in the order they bind. */
 async function later() {
   const [{ DerivationController }, { OnscreenController }, readingM, textSizeM, speakerM, followerM, qrM,
-    { ThemeController }, { TokenPickerKeys }, { TouchController }, hintM] = await Promise.all([
+    { ThemeController }, { TokenPickerKeys }, { TouchController }, hintM, { CornersController }] = await Promise.all([
     import("./controllers/derivation.js"), import("./controllers/onscreen.js"),
     readingModule ?? import("./controllers/reading.js"), textSizeModule ?? import("./controllers/text-size.js"),
     room ? null : import("./controllers/speaker.js"), room ? import("./controllers/room-follower.js") : null,
     room ? null : import("./controllers/room-qr.js"), import("./controllers/theme.js"),
     import("./controllers/token-picker.js"), import("./controllers/touch.js"),
-    room || embedded ? null : import("./controllers/first-hint.js")]);
+    room || embedded ? null : import("./controllers/first-hint.js"), import("./controllers/corners.js")]);
   return (app) => {
     const { player, frames } = app;
     const { stage } = early;
@@ -59,7 +59,7 @@ async function later() {
     const after = [room ? new followerM.RoomFollowerController(player, root, room) : new speakerM.SpeakerController(player),
       room ? null : new qrM.RoomQrController(player, root), new ThemeController(player),
       new TokenPickerKeys(player, root), new TouchController(player, document),
-      hintM ? new hintM.FirstHintController(player, root) : null].filter(Boolean);
+      hintM ? new hintM.FirstHintController(player, root) : null, new CornersController(player, root)].filter(Boolean);
     // A part read before the on-screen buttons were there: they learn which (readingpart) now.
     const bound = () => { if (early.reading.parts?.length) early.reading.show(false); };
     return [before, after, bound];

@@ -51,6 +51,28 @@ VISIBLE_TEXT = rf"""() => ({SEEN_TEXTS})().map(([n, el, r]) => {{
             el instanceof SVGElement ? cs.fill : cs.color, tensor ? tensor.dataset.tensor : ''];
   }}).sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)"""
 
+# The caption bar's bottom line (controllers/corners.js), once placed for the step drawn: every pair of
+# things on it that meet, a corner shown (the position line, a first visit's hint) against a word or
+# button of the bar (its caption, an answer's line, the lab link), and any such word off the window.
+BOTTOM_LINE = """async () => {
+  const root = document.querySelector('#player');
+  const until = performance.now() + 60000;
+  while (!(root.dataset.corners && root.dataset.corners === root.dataset.drawn)) {
+    if (performance.now() > until) throw new Error('the bottom line was never placed');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const name = (el) => el.id || el.className.baseVal || el.className;
+  const words = [...document.querySelectorAll('#stage .caption-bar *')]
+    .filter((el) => !el.childElementCount && el.checkVisibility({ visibilityProperty: true }))
+    .map((el) => [name(el), el.getBoundingClientRect()]).filter(([, r]) => r.width > 1 && r.height > 1);
+  const corners = ['#position', '#first-hint'].map((sel) => document.querySelector(sel))
+    .filter((c) => c && c.checkVisibility({ visibilityProperty: true }));
+  return [...corners.flatMap((c) => words.filter(([, r]) => meets(r, c.getBoundingClientRect()))
+      .map(([n]) => `${c.id} meets ${n}`)),
+    ...words.filter(([, r]) => r.left < 0 || r.right > innerWidth).map(([n]) => `${n} is off the window`)];
+}"""
+
 STEPS = """() => JSON.parse(document.getElementById('deck-data').textContent).slides
   .flatMap((s, i) => Array.from({length: s.steps}, (_, j) => `#/${i + 1}/${j + 1}`))"""
 

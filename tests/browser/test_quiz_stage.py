@@ -11,6 +11,7 @@ from urllib.parse import quote
 from urllib.request import urlopen
 
 import pytest
+from stage_probe import BOTTOM_LINE
 
 DECKS = ["attention-step-by-step", "attention-walkthrough", "real-heads", "deepseek-attention"]
 FLOOR = 20  # CSS px at 1280×720
@@ -84,6 +85,23 @@ def settle(page) -> None:
     page.wait_for_function("() => !document.getAnimations().some((a) => a.playState === 'running')", timeout=30_000)
 
 
+def guess_and_reveal(page, server_url: str, deck: str, slide: int, step: int, q: dict) -> None:
+    """Open question `q`, guess (the first choice, or the slider's low end), step on to its reveal."""
+    open_question(page, server_url, deck, slide, step, q)
+    if q["kind"] in ("token", "cell"):
+        page.click(".quiz-choice >> nth=0")
+    elif q["kind"] == "estimate":
+        page.fill(".quiz-slider", "0")
+        page.click(".quiz-answer")
+    else:
+        for i in range(len(q["choices"])):
+            page.click(f".quiz-choice >> nth={i}")
+        page.click(".quiz-answer")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("#quiz-panel.quiz-docked[data-mode='reveal'] #quiz-verdict", timeout=60_000)
+    settle(page)
+
+
 def test_every_question_asks_in_the_bar_and_on_the_drawing(page, server_url, questions) -> None:
     page.set_viewport_size({"width": 1280, "height": 720})
     for deck, slide, step, q in questions:
@@ -110,29 +128,30 @@ def test_every_reveal_fits_the_bar_and_opens_its_derivation(page, server_url, qu
     page.set_viewport_size({"width": 1280, "height": 720})
     for deck, slide, step, q in questions:
         where = f"{deck} #/{slide}/{step}"
-        open_question(page, server_url, deck, slide, step, q)
-        if q["kind"] in ("token", "cell"):
-            page.click(".quiz-choice >> nth=0")
-        elif q["kind"] == "estimate":
-            page.fill(".quiz-slider", "0")
-            page.click(".quiz-answer")
-        else:
-            for i in range(len(q["choices"])):
-                page.click(f".quiz-choice >> nth={i}")
-            page.click(".quiz-answer")
-        page.keyboard.press("ArrowRight")
-        page.wait_for_selector("#quiz-panel.quiz-docked[data-mode='reveal'] #quiz-verdict", timeout=60_000)
-        settle(page)
+        guess_and_reveal(page, server_url, deck, slide, step, q)
         m = page.evaluate(MEASURE)
         assert m["withQ"]["h"] <= m["without"]["h"] + 1, (where, m)
         drawn = page.evaluate("() => { const p = window.attentionTalk.player; return p.currentSlide"
                               " && window.attentionTalk.frames.peek(p.currentSlide.id, p.state.step)?.reveal; }")
         assert drawn and drawn["question"]["id"] == q["id"], where
-        cell = page.evaluate("""(name) => {
+        cell = page.evaluate("""([name, [r, c]]) => {
             const g = [...document.querySelectorAll('#stage .slide.active .canvas > .tensor')]
               .find((t) => t.dataset.tensor === name);
-            return g ? g.querySelectorAll('.quiz-answer-box').length : -1; }""", drawn["tensor"])
-        assert cell == 1, (where, cell)  # the answer's cell outlined once, on the tensor it was read from
+            if (!g) return null;
+            const boxes = g.querySelectorAll('.quiz-answer-box');
+            if (boxes.length !== 1) return { boxes: boxes.length };
+            const b = boxes[0].getBoundingClientRect();
+            const inside = (el) => { const q = el.getBoundingClientRect();
+              const x = q.x + q.width / 2, y = q.y + q.height / 2;
+              return x > b.left && x < b.right && y > b.top && y < b.bottom; };
+            const cells = [...g.querySelectorAll('.cell')];
+            const own = cells.filter((el) => el.dataset.r === String(r) && el.dataset.c === String(c));
+            return { boxes: 1, own: own.length === 1 && inside(own[0].querySelector('rect')),
+                     others: cells.filter((el) => !own.includes(el) && inside(el.querySelector('rect'))).length }; }""",
+            [drawn["tensor"], drawn["cell"]])
+        # the answer's cell outlined once, on the tensor it was read from, around that cell alone
+        assert cell == {"boxes": 1, "own": True, "others": 0}, (where, cell)
+        assert page.evaluate(BOTTOM_LINE) == [], where  # the answer's line clear of the position line
         assert page.is_hidden(".quiz-derivation"), where
         page.click(".quiz-why")
         page.wait_for_selector(".quiz-derivation li", state="visible", timeout=10_000)
@@ -140,3 +159,13 @@ def test_every_reveal_fits_the_bar_and_opens_its_derivation(page, server_url, qu
         assert small >= FLOOR - 0.01, (where, small, text)
         box = page.eval_on_selector(".quiz-derivation", "e => e.getBoundingClientRect().toJSON()")
         assert box["top"] >= 0 and box["bottom"] <= 720, (where, box)
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1366, 768), (1024, 768)])
+def test_every_answers_line_keeps_clear_of_the_corners(page, server_url, questions, size) -> None:
+    """After a guess the answer's line is at its longest ("You picked … Why?"): at other window sizes
+    too, it never covers the position line (nor the position it), and stays on the window."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    for deck, slide, step, q in questions:
+        guess_and_reveal(page, server_url, deck, slide, step, q)
+        assert page.evaluate(BOTTOM_LINE) == [], (deck, slide, step, size)

@@ -214,6 +214,7 @@ export class QuizController extends Controller {
     if (this.docked) this.undoStage = markAnswer(this.root.querySelector("#stage .slide.active"), r);
     const tally = this.tallies.get(r.question.id);
     if (tally) this.renderRoomTally(r.question, tally, true);
+    this.root.dispatchEvent(new Event("cornerschange")); // the answer's line keeps clear of the corners
   }
 
   /** Straight to the reveal without a guess: back to the question, or show it (a skip). */

@@ -134,11 +134,14 @@ export function markAnswer(section, reveal) {
   const g = [...section.querySelectorAll(".canvas > .tensor")].find((t) => t.dataset.tensor === reveal.tensor);
   const cell = g?.querySelector(`.cell[data-r="${reveal.cell[0]}"][data-c="${reveal.cell[1]}"]`);
   if (!cell) return null;
-  let b;
-  try { b = cell.getBBox(); } catch { return null; }
-  // over every cell of the tensor, where the cell stands now (a cell is placed by its own transform)
-  const m = g.getScreenCTM()?.inverse().multiply(cell.getScreenCTM());
-  const box = svg("rect", { class: "quiz-answer-box", x: b.x - 4, y: b.y - 4, width: b.width + 8, height: b.height + 8,
-    rx: 8, "aria-hidden": "true", transform: m ? `matrix(${[m.a, m.b, m.c, m.d, m.e, m.f].join(" ")})` : "" }, g);
+  // Where the cell's own rect says it stands, in the tensor's coordinates (views/matrix.js places a
+  // cell's rect by x and y, never by a transform): no layout is read in the key's task, and a cell
+  // still moving into place is outlined where it lands.
+  const rect = cell.querySelector("rect");
+  if (!rect) return null;
+  const [x, y, w, h] = ["x", "y", "width", "height"].map((a) => parseFloat(rect.getAttribute(a)));
+  if (![x, y, w, h].every(Number.isFinite)) return null;
+  const box = svg("rect", { class: "quiz-answer-box", x: x - 5, y: y - 5, width: w + 10, height: h + 10,
+    rx: 8, "aria-hidden": "true" }, g);
   return () => box.remove();
 }
