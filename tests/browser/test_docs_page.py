@@ -11,6 +11,7 @@ def test_docs_render_operations_offline(page, server_url, watch) -> None:
     assert page.locator(".opblock").count() >= 6  # every route is listed, not an error box
     assert page.get_by_text("Unable to render this definition").count() == 0
     op.first.click()  # expand it: the request body's schema (a model of schemas.py) is shown
-    page.locator(".opblock-body").first.wait_for()
+    # the schema is drawn after the body opens: wait for it (a loaded machine draws it late)
+    page.locator(".opblock-body").first.get_by_text("d_model").first.wait_for(timeout=60_000)
     assert page.locator(".opblock-body").first.get_by_text("d_model").count() >= 1
     watch.assert_clean()

@@ -66,7 +66,10 @@ def test_guess_then_reveal_with_the_derivation(page, quiz_url) -> None:
     page.focus(f".quiz-choice >> nth={reveal['answer'][0]}")  # a key picks a focused label
     page.keyboard.press("Enter")
     page.wait_for_selector(f".quiz-choice[aria-pressed='true'] >> text={asked['choices'][reveal['answer'][0]]}",
-                           timeout=10_000)
+                           timeout=30_000)
+    # the choices are drawn again with the pick: the picked label keeps the focus (it fell to the page)
+    assert page.evaluate("() => document.activeElement.matches('.quiz-choice[aria-pressed=true]')"
+                         " && document.activeElement.textContent.trim()") == asked["choices"][reveal["answer"][0]]
     page.keyboard.press("ArrowRight")
     page.wait_for_selector("#quiz-panel[data-right='true']", timeout=30_000)
     assert page.inner_text("#quiz-verdict") == "Right."

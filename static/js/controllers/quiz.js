@@ -103,7 +103,11 @@ export class QuizController extends Controller {
     this.panel.parentElement?.classList.remove("quiz-on", "quiz-reveal");
   }
 
-  clearStage() { this.redrawn.disconnect(); this.undoStage?.(); this.undoStage = null; this.stageEl = null; }
+  clearStage() {
+    this.redrawn.disconnect();
+    this.undoStage?.();
+    this.undoStage = this.stageEl = this.stageEls = null;
+  }
 
   show({ slide, step }) {
     const frame = this.frames.peek(slide, step);
@@ -150,6 +154,9 @@ export class QuizController extends Controller {
     const saved = this.guesses[q.id];
     const pick = this.draft ?? saved?.pick ?? null;
     const revealed = this.room?.revealed?.(frame) ?? false;
+    // a choice picked by a key keeps the focus (one clicked does not: the arrows step the talk then)
+    const keyed = document.activeElement?.matches(":focus-visible");
+    const focused = keyed ? this.stageEls?.indexOf(document.activeElement) ?? -1 : -1;
     this.clearStage();
     const section = this.root.querySelector("#stage .slide.active");
     const targets = this.docked ? stageTargets(section, q) : null;
@@ -161,7 +168,9 @@ export class QuizController extends Controller {
     renderAsk(this.panel, q, pick, on, { locked: revealed, note: note || this.noteFor(q, saved, targets), onStage: Boolean(targets) });
     if (!targets) return;
     this.undoStage = decorate(targets, q, pick, on.answer, revealed);
-    this.stageEl = targets.els.flat()[0];
+    this.stageEls = targets.els.flat();
+    this.stageEl = this.stageEls[0];
+    if (focused >= 0 && !revealed) this.stageEls[focused]?.focus({ preventScroll: true });
     this.redrawn.observe(section, { childList: true, subtree: true });
   }
 
