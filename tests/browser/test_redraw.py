@@ -104,3 +104,37 @@ def test_stepping_draws_what_loading_the_step_draws(still, server_url, number) -
         open_at(still, server_url, DECK, f"#/{number}/{step}")
         still.evaluate(DRAWN, f"#/{number}/{step}")
         assert stepped[step - 2] == still.evaluate(SNAPSHOT), f"step {number}/{step}"
+
+
+def test_the_next_slide_is_drawn_before_its_key(still, server_url) -> None:
+    """On a slide's last step, the next slide's first step is drawn (and laid out, still hidden) in idle
+    time (controllers/stage.js prepareNext); its key shows those very elements; a step back, and no slide
+    is kept drawn in waiting."""
+    manifest = still.request.get(f"{server_url}/api/decks/{DECK}").json()
+    for number, slide in enumerate(manifest["slides"][1:], start=1):
+        frames = still.request.get(f"{server_url}/api/decks/{DECK}/slides/{slide['id']}/frames").json()["frames"]
+        if frames[0]["tensors"] and manifest["slides"][number - 1]["steps"] >= 2:
+            break
+    last = manifest["slides"][number - 1]["steps"]
+    names = sorted(t["name"] for t in frames[0]["tensors"])
+    open_at(still, server_url, DECK, f"#/{number}/{last}")
+    still.wait_for_function("""(id) => { const s = document.querySelector(`.slide.prepared[data-slide-id="${id}"]`);
+        return s && s.querySelector('.canvas > .tensor'); }""", arg=slide["id"], timeout=60_000)
+    waiting = still.evaluate("""(id) => { const s = document.querySelector(`.slide[data-slide-id="${id}"]`);
+        window.__made = [...s.querySelectorAll('.canvas > .tensor')];
+        const cs = getComputedStyle(s);
+        return { names: window.__made.map((g) => g.dataset.tensor).sort(), visibility: cs.visibility,
+                 laidOut: cs.contentVisibility !== 'hidden', active: s.classList.contains('active') }; }""",
+        slide["id"])
+    assert waiting == {"names": names, "visibility": "hidden", "laidOut": True, "active": False}
+    step_forward(still, f"#/{number + 1}/1")
+    shown = still.evaluate("""() => { const s = document.querySelector('.slide.active');
+        const now = [...s.querySelectorAll('.canvas > .tensor')];
+        return { same: now.length === window.__made.length && now.every((g, i) => g === window.__made[i]),
+                 prepared: s.classList.contains('prepared') }; }""")
+    assert shown == {"same": True, "prepared": False}  # the drawing made before the key, not a new one
+    open_at(still, server_url, DECK, f"#/{number}/{last}")
+    still.wait_for_selector(".slide.prepared", state="attached", timeout=60_000)
+    still.keyboard.press("ArrowLeft")
+    still.evaluate(DRAWN, f"#/{number}/{last - 1}")
+    assert still.locator(".slide.prepared").count() == 0

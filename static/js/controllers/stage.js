@@ -19,8 +19,9 @@ function loadContinuity() {
     import("../views/continuity.js").then((m) => { continuity = m; }, (err) => console.warn(err.message));
   }, 0));
 }
+import { cancelIdle, idle } from "../lib/idle.js";
 import { drawFrame } from "../views/frame.js";
-import { settle } from "../views/moving.js";
+import { hold, release, settle } from "../views/moving.js";
 import { applyRoom, contentSpan, room } from "../views/room.js";
 import { Controller } from "./controller.js";
 
@@ -56,6 +57,10 @@ export class StageController extends Controller {
     // after the layout of the frame that shows it and before that frame is painted, instead of a
     // read in the key's handler that would lay the new slide out twice.
     this.heads = new Set();
+    // The next slide's first step, drawn (and laid out) in idle time while the last step of a slide
+    // is on screen: its key then shows a drawing already made, as a presenter steps on.
+    this.prepared = new WeakMap(); // section → {frame, motion}: the frame drawn into it before its key, its held motion
+    this.preparing = null; // the idle callback that will draw it
     this.headWatch = typeof ResizeObserver === "function" ? new ResizeObserver((entries) => {
       for (const { target } of entries) {
         const slide = target.closest(".slide");
@@ -153,7 +158,12 @@ export class StageController extends Controller {
    * measures it (benchmarks/keypaint.py). */
   apply(section, frame, before = null) {
     if (this.failure) this.failure.hidden = true;
-    drawFrame(section, frame);
+    const waiting = this.prepared.get(section);
+    // a prepared drawing's entrance motion, held since it was drawn, starts now (or ends: another frame)
+    if (waiting) release(waiting.motion, { finish: waiting.frame !== frame });
+    if (waiting?.frame !== frame) drawFrame(section, frame);
+    this.prepared.delete(section);
+    section.classList.remove("prepared");
     this.showWords(frame);
     this.shown = [section, frame];
     this.makeRoom();
@@ -162,6 +172,41 @@ export class StageController extends Controller {
     this.derivations?.attach(section, frame);
     this.root.dataset.drawn = `${frame.slide}/${frame.step}`; // the step the stage holds (data-step may be ahead)
     this.root.dispatchEvent(new CustomEvent("framedrawn", { detail: { slide: frame.slide, step: frame.step } }));
+    this.prepareNext();
+  }
+
+  /** On a slide's last step, draw the next slide's first step into its (hidden) section in idle time,
+   * and lay it out there (.prepared: it is rendered though not visible); apply() then keeps it. */
+  prepareNext() {
+    if (this.preparing !== null) cancelIdle(this.preparing);
+    const { slide, step } = this.player.state;
+    const here = this.player.slides[slide - 1], next = this.player.slides[slide];
+    const target = next && step >= here.steps ? this.section(next.id) : null;
+    for (const s of this.stage.querySelectorAll(".slide.prepared")) {
+      if (s === target) continue;
+      s.classList.remove("prepared");
+      release(this.prepared.get(s)?.motion ?? [], { finish: true }); // not shown: its drawing at rest
+      this.prepared.delete(s);
+    }
+    this.preparing = null;
+    if (!target) return;
+    const still = () => { const now = this.player.state; return now.slide === slide && now.step === step; };
+    // its frame may still be on its way (a step opened by its link fetches its own frame first)
+    this.frames.load(next.id, 1).then(() => {
+      if (!still() || this.preparing !== null) return;
+      this.preparing = idle(() => {
+        this.preparing = null;
+        const frame = this.frames.peek(next.id, 1);
+        if (!frame || !still() || this.prepared.get(target)?.frame === frame) return;
+        target.classList.add("prepared");
+        const before = new Set(target.getAnimations({ subtree: true }));
+        drawFrame(target, frame);
+        // the motion the views started for its arrival waits for the key (shown then, not now, unseen)
+        const motion = hold(target.getAnimations({ subtree: true }).filter((a) => !before.has(a)));
+        this.prepared.set(target, { frame, motion });
+        target.querySelector(".canvas")?.getBoundingClientRect(); // its style and layout, now rather than at the key
+      }, { timeout: 1000 });
+    }, () => {});
   }
 
   showWords(words) { this.caption?.show(words); }

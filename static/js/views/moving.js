@@ -27,6 +27,21 @@ export function settle(root) {
   for (const a of finiteAnimations(root)) a.finish();
 }
 
-/** The animations under `root` that end (a looping one never does). */
+// A hidden slide's entrance motion, drawn before its key (controllers/stage.js prepareNext): held at
+// its start until the slide is shown, and no step's motion in flight meanwhile.
+const held = new WeakSet();
+
+/** Hold `animations` at their start (paused at 0, their `finished` still to come); play them with release. */
+export function hold(animations) {
+  for (const a of animations) { a.pause(); a.currentTime = 0; held.add(a); }
+  return animations;
+}
+
+/** Play held animations from their start (or, `finish`, end them at once: their slide was not shown). */
+export function release(animations, { finish = false } = {}) {
+  for (const a of animations) { held.delete(a); if (finish) a.finish(); else a.play(); }
+}
+
+/** The animations under `root` that end (a looping one never does), but those held. */
 export const finiteAnimations = (root) => root.getAnimations({ subtree: true })
-  .filter((a) => a.effect?.getComputedTiming().endTime !== Infinity);
+  .filter((a) => !held.has(a) && a.effect?.getComputedTiming().endTime !== Infinity);
