@@ -88,7 +88,7 @@ export class CornersController extends Controller {
     }
     // the least move that clears both sides (the left one wins when the line is wider than the room)
     const dx = Math.max(0, left - from) || Math.min(0, right - to);
-    const scale = this.stage.getBoundingClientRect().width / this.stage.offsetWidth || 1;
+    const scale = parseFloat(this.stage.style.getPropertyValue("--stage-scale")) || 1; // set by controllers/stage.js fit()
     if (dx) panel.style.translate = `${dx / scale}px 0`;
     return dx;
   }

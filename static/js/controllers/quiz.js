@@ -32,7 +32,7 @@ export class QuizController extends Controller {
     this.undoStage = null; // takes the choices off the drawing (views/quiz-stage.js)
     // A drawing redrawn in place (a widget re-rendered on a resize, say) loses its choices: ask again.
     this.redrawn = new MutationObserver(() => {
-      if (this.undoStage && !this.stageEl?.isConnected && this.shown?.question) this.ask(this.shown);
+      if (this.undoStage && !this.stageEls?.[0]?.isConnected && this.shown?.question) this.ask(this.shown);
     });
     this.panel = document.createElement("aside");
     this.panel.className = "quiz-panel";
@@ -106,7 +106,7 @@ export class QuizController extends Controller {
   clearStage() {
     this.redrawn.disconnect();
     this.undoStage?.();
-    this.undoStage = this.stageEl = this.stageEls = null;
+    this.undoStage = this.stageEls = null;
   }
 
   show({ slide, step }) {
@@ -168,8 +168,7 @@ export class QuizController extends Controller {
     renderAsk(this.panel, q, pick, on, { locked: revealed, note: note || this.noteFor(q, saved, targets), onStage: Boolean(targets) });
     if (!targets) return;
     this.undoStage = decorate(targets, q, pick, on.answer, revealed);
-    this.stageEls = targets.els.flat();
-    this.stageEl = this.stageEls[0];
+    this.stageEls = targets.els.flat(); // the choices drawn (the first one gone: the drawing was redrawn)
     if (focused >= 0 && !revealed) this.stageEls[focused]?.focus({ preventScroll: true });
     this.redrawn.observe(section, { childList: true, subtree: true });
   }
